@@ -1,0 +1,47 @@
+# One target per daily act. Everything installs itself: `make demo` and `make test` work
+# on a fresh machine.
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+export DO_NOT_TRACK := 1
+export HF_HUB_OFFLINE := 1
+
+.PHONY: install system-deps services demo test test-fast lint bench clean
+
+install: $(VENV)/.installed
+
+# torch first and pinned: the CPU wheel on this machine; an unpinned torch pulls a CUDA build.
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e ".[dev]"
+	touch $@
+
+# Debian's Chromium and its driver for the browser tests (never a downloaded browser).
+system-deps:
+	@command -v chromium >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver)
+
+# PostgreSQL and Redis must answer for the integration tests; start them if they do not.
+services:
+	@bash scripts/services.sh
+
+demo: install
+	$(BIN)/docent demo
+
+test: install system-deps services
+	$(BIN)/pytest
+
+test-fast: install
+	$(BIN)/pytest -m "not integration and not slow and not browser"
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+bench: install
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf .docent .pytest_cache .mypy_cache .ruff_cache test-output

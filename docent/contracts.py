@@ -1,0 +1,214 @@
+"""Data contracts every stage shares: small frozen values, no I/O, nothing else of ours imported.
+
+A stage receives these and returns new ones (``dataclasses.replace``); it never mutates
+what it was given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Literal, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+Status = Literal["current", "superseded", "pending"]
+Kind = Literal["text", "table", "list"]
+ReasonCode = Literal["out_of_scope", "requires_human", "policy"]
+
+
+@dataclass(frozen=True)
+class DocumentMeta:
+    """What we know about one document before it is chunked; ``status`` is derived, never typed."""
+
+    source: str
+    doc_id: str
+    title: str | None = None
+    effective_date: date | None = None
+    superseded_by: str | None = None
+    supersedes: tuple[str, ...] = ()
+    access_level: str = "employee"
+    groups: tuple[str, ...] = ()
+    owner: str | None = None
+    doc_type: str | None = None
+    status: Status = "current"
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One retrievable passage. ``text`` is the original text shown to people; ``embed_text``
+    is what the embedder saw (heading path prefixed); ``sentences`` are the finer units
+    (sentences, table rows, list items) the reranker and the extractive answerer read."""
+
+    chunk_id: str  # "<source>#<n>"
+    doc_id: str
+    source: str
+    heading_path: tuple[str, ...]
+    kind: Kind
+    text: str
+    embed_text: str
+    sentences: tuple[str, ...]
+    content_hash: str
+    effective_date: date | None = None
+    superseded_by: str | None = None
+    status: Status = "current"
+    access_level: str = "employee"
+    groups: tuple[str, ...] = ()
+    owner: str | None = None
+    doc_type: str | None = None
+    title: str | None = None
+    index_version: int = 0
+
+    @property
+    def heading(self) -> str:
+        return " > ".join(self.heading_path)
+
+    def to_payload(self) -> dict[str, Any]:
+        return {
+            "chunk_id": self.chunk_id,
+            "doc_id": self.doc_id,
+            "source": self.source,
+            "heading_path": list(self.heading_path),
+            "kind": self.kind,
+            "text": self.text,
+            "embed_text": self.embed_text,
+            "sentences": list(self.sentences),
+            "content_hash": self.content_hash,
+            "effective_date": self.effective_date.isoformat() if self.effective_date else None,
+            "superseded_by": self.superseded_by,
+            "status": self.status,
+            "access_level": self.access_level,
+            "groups": list(self.groups),
+            "owner": self.owner,
+            "doc_type": self.doc_type,
+            "title": self.title,
+            "index_version": self.index_version,
+        }
+
+    @classmethod
+    def from_payload(cls, payload: Mapping[str, Any]) -> Chunk:
+        eff = payload.get("effective_date")
+        return cls(
+            chunk_id=payload["chunk_id"],
+            doc_id=payload["doc_id"],
+            source=payload["source"],
+            heading_path=tuple(payload.get("heading_path") or ()),
+            kind=payload.get("kind", "text"),
+            text=payload["text"],
+            embed_text=payload.get("embed_text", payload["text"]),
+            sentences=tuple(payload.get("sentences") or ()),
+            content_hash=payload.get("content_hash", ""),
+            effective_date=date.fromisoformat(eff) if eff else None,
+            superseded_by=payload.get("superseded_by"),
+            status=payload.get("status", "current"),
+            access_level=payload.get("access_level", "restricted"),
+            groups=tuple(payload.get("groups") or ()),
+            owner=payload.get("owner"),
+            doc_type=payload.get("doc_type"),
+            title=payload.get("title"),
+            index_version=int(payload.get("index_version", 0)),
+        )
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is asking. ``clearance`` is a level name from the configured ordered levels."""
+
+    user_id: str
+    clearance: str
+    groups: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A chunk as retrieval ranked it. Ranks are 1-based; ``None`` means that leg missed it."""
+
+    chunk: Chunk
+    rank: int
+    score: float
+    bm25_rank: int | None = None
+    vector_rank: int | None = None
+    fused_score: float = 0.0
+    rerank_score: float | None = None
+    best_sentence: str | None = None
+
+
+@dataclass(frozen=True)
+class Citation:
+    id: str
+    source: str
+    heading_path: tuple[str, ...]
+    effective: date | None
+    status: Status
+    quote: str
+
+
+@dataclass(frozen=True)
+class Answered:
+    answer: str
+    citations: tuple[Citation, ...]
+    kind: Literal["answered"] = "answered"
+
+
+@dataclass(frozen=True)
+class InsufficientEvidence:
+    missing: str
+    kind: Literal["insufficient_evidence"] = "insufficient_evidence"
+
+
+@dataclass(frozen=True)
+class Ambiguous:
+    readings: tuple[str, ...]
+    clarifying_question: str
+    kind: Literal["ambiguous"] = "ambiguous"
+
+
+@dataclass(frozen=True)
+class Declined:
+    reason_code: ReasonCode
+    detail: str = ""
+    kind: Literal["declined"] = "declined"
+
+
+Outcome = Answered | InsufficientEvidence | Ambiguous | Declined
+
+
+@dataclass(frozen=True)
+class StageTiming:
+    stage: str
+    ms: float
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Everything one ask did, persisted so a person can see why an answer came out as it did."""
+
+    trace_id: str
+    question: str
+    principal: Principal
+    index_version: int
+    hits: tuple[Hit, ...]
+    chunks_dropped: int
+    system_prompt: str
+    user_prompt: str
+    backend: str
+    model: str
+    raw_output: str
+    outcome: Outcome
+    checks: tuple[Mapping[str, Any], ...] = ()
+    timings: tuple[StageTiming, ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Embedder(Protocol):
+    """Turns texts into unit-length float32 row vectors. Built once, injected everywhere."""
+
+    @property
+    def model_name(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]: ...

@@ -1,0 +1,1 @@
+"""The relational store: document registry, ingest jobs, traces, users, handoffs, content gaps."""

@@ -1,0 +1,156 @@
+"""Tables. Alembic's ``0001_initial`` creates exactly these (a test compares them).
+
+Times are timezone-aware UTC. JSON columns hold lists and small objects only.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, Date, DateTime, Float, ForeignKey, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, list[str]: JSON, list[Any]: JSON}
+
+
+class IndexState(Base):
+    """One row: the index's version counter and the embedding model it was built with."""
+
+    __tablename__ = "index_state"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    index_version: Mapped[int] = mapped_column(Integer, default=0)
+    embedding_model: Mapped[str | None] = mapped_column(String(500))
+    dimension: Mapped[int | None] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Document(Base):
+    __tablename__ = "documents"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    doc_id: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    source: Mapped[str] = mapped_column(String(1000), unique=True, index=True)
+    title: Mapped[str | None] = mapped_column(String(1000))
+    content_hash: Mapped[str] = mapped_column(String(64))
+    meta_hash: Mapped[str] = mapped_column(String(64), default="")
+    effective_date: Mapped[date | None] = mapped_column(Date)
+    superseded_by: Mapped[str | None] = mapped_column(String(1000))
+    supersedes: Mapped[list[str]] = mapped_column(JSON, default=list)
+    status: Mapped[str] = mapped_column(String(20), default="current")
+    access_level: Mapped[str] = mapped_column(String(50))
+    groups: Mapped[list[str]] = mapped_column(JSON, default=list)
+    owner: Mapped[str | None] = mapped_column(String(200))
+    doc_type: Mapped[str | None] = mapped_column(String(100))
+    chunk_count: Mapped[int] = mapped_column(Integer, default=0)
+    chunk_ids: Mapped[list[str]] = mapped_column(JSON, default=list)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    retired: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Job(Base):
+    __tablename__ = "jobs"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20), default="ingest")  # ingest | reindex
+    state: Mapped[str] = mapped_column(String(20), default="queued", index=True)
+    # queued | running | succeeded | failed | cancelled
+    created_by: Mapped[str | None] = mapped_column(String(200))
+    params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class JobFile(Base):
+    __tablename__ = "job_files"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    job_id: Mapped[str] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)
+    source: Mapped[str] = mapped_column(String(1000))
+    path: Mapped[str] = mapped_column(String(2000))
+    state: Mapped[str] = mapped_column(String(20), default="pending")
+    # pending | running | indexed | unchanged | failed | cancelled
+    progress: Mapped[float] = mapped_column(Float, default=0.0)
+    chunks: Mapped[int] = mapped_column(Integer, default=0)
+    error: Mapped[str | None] = mapped_column(Text)
+    access_level: Mapped[str | None] = mapped_column(String(50))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    seconds: Mapped[float | None] = mapped_column(Float)
+
+
+class TraceRecord(Base):
+    __tablename__ = "traces"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    user_id: Mapped[str] = mapped_column(String(200), index=True)
+    question: Mapped[str] = mapped_column(Text)
+    outcome: Mapped[str] = mapped_column(String(40))
+    index_version: Mapped[int] = mapped_column(Integer)
+    max_access_level: Mapped[str | None] = mapped_column(String(50))  # highest level it shows
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+
+class User(Base):
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[str] = mapped_column(String(200), unique=True, index=True)
+    display_name: Mapped[str | None] = mapped_column(String(200))
+    clearance: Mapped[str] = mapped_column(String(50))
+    groups: Mapped[list[str]] = mapped_column(JSON, default=list)
+    roles: Mapped[list[str]] = mapped_column(JSON, default=list)
+    password_hash: Mapped[str | None] = mapped_column(String(300))
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ApiToken(Base):
+    __tablename__ = "api_tokens"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(200))
+    prefix: Mapped[str] = mapped_column(String(16), index=True)
+    token_hash: Mapped[str] = mapped_column(String(128), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class Handoff(Base):
+    __tablename__ = "handoffs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    question: Mapped[str] = mapped_column(Text)
+    asker: Mapped[str] = mapped_column(String(200), index=True)
+    outcome: Mapped[str] = mapped_column(String(40))
+    missing: Mapped[str | None] = mapped_column(Text)
+    routed_to: Mapped[str] = mapped_column(String(200), index=True)
+    closest_sources: Mapped[list[str]] = mapped_column(JSON, default=list)
+    max_access_level: Mapped[str | None] = mapped_column(String(50))
+    trace_id: Mapped[str | None] = mapped_column(String(36))
+    state: Mapped[str] = mapped_column(String(20), default="open")  # open | closed
+    closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    closed_by: Mapped[str | None] = mapped_column(String(200))
+    resolution: Mapped[str | None] = mapped_column(Text)
+    webhook_status: Mapped[str | None] = mapped_column(String(100))
+
+
+class ContentGap(Base):
+    __tablename__ = "content_gaps"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    question_key: Mapped[str] = mapped_column(String(500), unique=True, index=True)
+    question: Mapped[str] = mapped_column(Text)
+    count: Mapped[int] = mapped_column(Integer, default=1)
+    last_outcome: Mapped[str] = mapped_column(String(40))
+    closest_sources: Mapped[list[str]] = mapped_column(JSON, default=list)
+    max_access_level: Mapped[str | None] = mapped_column(String(50))
+    first_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

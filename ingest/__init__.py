@@ -1,0 +1,1 @@
+"""Ingest: files → elements → heading-path chunks with metadata → embeddings → Qdrant."""

@@ -1,0 +1,101 @@
+"""Fixtures every test package shares: settings over a temporary data dir, real PostgreSQL
+and Redis, the bundled model (loaded once), and the sample corpus."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("DO_NOT_TRACK", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from docent.settings import Settings  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_CORPUS = ROOT / "examples" / "policies"
+TEST_OUTPUT = ROOT / "test-output"
+PG_ADMIN_URL = os.environ.get(
+    "DOCENT_TEST_PG_ADMIN", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+)
+REDIS_URL = os.environ.get("DOCENT_TEST_REDIS", "redis://127.0.0.1:6379/14")
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    path = tmp_path / "data"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def settings(data_dir: Path) -> Settings:
+    """Embedded defaults over a fresh data dir; ``.env`` files are not read in tests."""
+    return Settings(_env_file=None, env="test", data_dir=data_dir)  # type: ignore[call-arg]
+
+
+@pytest.fixture(scope="session")
+def bundled_embedder():  # type: ignore[no-untyped-def]
+    from ingest.embedding import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder("bundled")
+
+
+@pytest.fixture
+def hashing_embedder():  # type: ignore[no-untyped-def]
+    from ingest.embedding import HashingEmbedder
+
+    return HashingEmbedder(256)
+
+
+@pytest.fixture
+def sample_corpus() -> Path:
+    return SAMPLE_CORPUS
+
+
+@pytest.fixture
+def test_output() -> Path:
+    TEST_OUTPUT.mkdir(exist_ok=True)
+    return TEST_OUTPUT
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database on the local server, dropped afterwards."""
+    from sqlalchemy import create_engine, text
+
+    name = f"docent_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, data_dir: Path) -> str:
+    """Run a test on both SQLite (the embedded default) and real PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{data_dir / 'test.sqlite3'}"
+    return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture
+def redis_url() -> Iterator[str]:
+    """A real Redis database, flushed before and after."""
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL)
+    client.flushdb()
+    try:
+        yield REDIS_URL
+    finally:
+        client.flushdb()
+        client.close()

@@ -1,0 +1,26 @@
+"""Migrations build exactly the tables the models describe, on SQLite and PostgreSQL."""
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import inspect
+
+from docent.db.models import Base
+from docent.db.session import make_engine, migrate, redact
+
+
+def test_migrations_match_models(database_url: str) -> None:
+    migrate(database_url)
+    migrate(database_url)  # idempotent
+    engine = make_engine(database_url)
+    try:
+        with engine.connect() as conn:
+            diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+            assert diff == []
+            assert set(Base.metadata.tables) <= set(inspect(conn).get_table_names())
+    finally:
+        engine.dispose()
+
+
+def test_redact_hides_password() -> None:
+    assert redact("postgresql://bob:hunter2@db/x") == "postgresql://bob:***@db/x"
+    assert redact("sqlite:///x.db") == "sqlite:///x.db"

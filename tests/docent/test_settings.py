@@ -1,0 +1,49 @@
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from docent.settings import Settings, settings_field_names
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_every_setting_is_documented_in_the_readme() -> None:
+    text = README.read_text()
+    missing = [name for name in settings_field_names() if f"`{name}`" not in text]
+    assert missing == []
+
+
+def test_env_vars_are_read_with_the_prefix(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("DOCENT_TOP_K", "7")
+    monkeypatch.setenv("DOCENT_ACCESS_LEVELS", "public, internal ,secret")
+    monkeypatch.setenv("DOCENT_DEFAULT_ACCESS_LEVEL", "internal")
+    s = Settings(_env_file=None, data_dir=tmp_path)  # type: ignore[call-arg]
+    assert s.top_k == 7
+    assert s.access_levels == ("public", "internal", "secret")
+
+
+def test_default_level_must_be_a_configured_level(tmp_path: Path) -> None:
+    with pytest.raises(ValidationError, match="default_access_level"):
+        Settings(_env_file=None, access_levels="a,b", default_access_level="employee")  # type: ignore[call-arg]
+
+
+def test_placeholder_secret_refused_in_prod() -> None:
+    with pytest.raises(ValidationError, match="DOCENT_SECRET_KEY"):
+        Settings(_env_file=None, env="prod")  # type: ignore[call-arg]
+    assert Settings(_env_file=None, env="prod", secret_key="a-real-secret-of-some-length")  # type: ignore[call-arg]
+
+
+def test_openai_generator_needs_a_base_url() -> None:
+    with pytest.raises(ValidationError, match="DOCENT_LLM_BASE_URL"):
+        Settings(_env_file=None, generator="openai")  # type: ignore[call-arg]
+
+
+def test_sqlite_under_data_dir_by_default(tmp_path: Path) -> None:
+    s = Settings(_env_file=None, data_dir=tmp_path)  # type: ignore[call-arg]
+    assert s.resolved_database_url == f"sqlite:///{tmp_path.resolve() / 'docent.sqlite3'}"
+    assert Settings(
+        _env_file=None, database_url="postgresql://x@h/d"
+    ).resolved_database_url.startswith(  # type: ignore[call-arg]
+        "postgresql"
+    )
