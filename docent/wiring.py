@@ -15,7 +15,13 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
 
     from docent.contracts import Embedder
+    from generate.ask import Asker
+    from generate.protocols import Generator
+    from ingest.pipeline import Ingestor
     from ingest.vector_store import QdrantIndex
+    from retrieval.keyword import KeywordIndex
+    from retrieval.rerank import Reranker
+    from retrieval.searcher import Searcher
 
 
 class Services:
@@ -64,6 +70,80 @@ class Services:
         )
         index.ensure_collection()
         return index
+
+    @cached_property
+    def keyword_index(self) -> KeywordIndex:
+        from retrieval.keyword import KeywordIndex
+
+        return KeywordIndex(self.index, self.settings.data_dir)
+
+    @cached_property
+    def reranker(self) -> Reranker:
+        from retrieval.rerank import CrossEncoderReranker, SentenceReranker
+
+        if self.settings.reranker_model:
+            return CrossEncoderReranker(self.settings.reranker_model)
+        return SentenceReranker(self.embedder, self.index)
+
+    @cached_property
+    def searcher(self) -> Searcher:
+        from retrieval.searcher import Searcher
+
+        s = self.settings
+        return Searcher(
+            self.index,
+            self.embedder,
+            self.keyword_index,
+            self.reranker,
+            self.sessions,
+            levels=s.access_levels,
+            leg_top_n=s.leg_top_n,
+            fused_top_m=s.fused_top_m,
+            rrf_k=s.rrf_k,
+            top_k=s.top_k,
+            threshold=s.relevance_threshold,
+            include_pending=s.include_pending,
+        )
+
+    @cached_property
+    def ingestor(self) -> Ingestor:
+        """Jobs, files and the document registry; hands files to Celery when a broker is set."""
+        from ingest.pipeline import Ingestor
+
+        return Ingestor(self)
+
+    @cached_property
+    def generator(self) -> Generator:
+        """The answer backend: ``extractive`` (no LLM) or any OpenAI-compatible endpoint."""
+        s = self.settings
+        if s.generator == "openai":
+            from generate.openai_chat import OpenAIChatGenerator
+
+            assert s.llm_base_url is not None  # Settings refuses openai without a base URL
+            return OpenAIChatGenerator(
+                s.llm_base_url,
+                s.llm_model,
+                api_key=s.llm_api_key.get_secret_value() if s.llm_api_key else None,
+                timeout=s.llm_timeout_s,
+                max_retries=s.llm_max_retries,
+                structured=s.llm_structured_output,
+            )
+        from generate.extractive import ExtractiveGenerator
+
+        return ExtractiveGenerator()
+
+    @cached_property
+    def asker(self) -> Asker:
+        from generate.ask import Asker
+
+        return Asker(
+            self.searcher,
+            self.generator,
+            self.sessions,
+            budget_tokens=self.settings.prompt_token_budget,
+            levels=self.settings.access_levels,
+            default_owner=self.settings.default_handoff_queue,
+        )
 
     def close(self) -> None:
         if "qdrant" in self.__dict__:

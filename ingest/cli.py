@@ -1,9 +1,249 @@
-"""Commands this package adds to ``docent``."""
+"""Commands this package adds to ``docent``: ``ingest``, ``docs list``, ``docs show``, ``worker``."""
 
 from __future__ import annotations
 
+import getpass
+import json
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 import typer
+
+from docent.errors import DocentError
+
+if TYPE_CHECKING:
+    from docent.settings import Settings
+    from ingest.pipeline import Ingestor
+
+POLL_S = 0.5
+
+
+@contextmanager
+def _one_line_errors() -> Iterator[None]:
+    """Faults become one plain line on stderr and exit code 1, never a traceback."""
+    from pydantic import ValidationError
+
+    try:
+        yield
+    except DocentError as exc:
+        typer.echo(f"error: {exc.message}", err=True)
+        raise typer.Exit(1) from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "settings"
+        typer.echo(f"error: setting {where}: {first.get('msg')}", err=True)
+        raise typer.Exit(1) from None
+    except OSError as exc:
+        typer.echo(f"error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), err=True)
+        raise typer.Exit(1) from None
+
+
+def _settings() -> Settings:
+    from docent.settings import get_settings
+
+    return get_settings()
+
+
+def _source_of(target: str, paths: list[Path], manifest: Path | None) -> str:
+    """``--superseded-by`` names a file: turn it into a source the way the batch is named;
+    anything that is not an existing file is taken as a source already."""
+    candidate = Path(target)
+    if not candidate.is_file() or not paths:
+        return target
+    first = paths[0].resolve()
+    base = first if first.is_dir() else first.parent
+    if manifest is not None and candidate.resolve().is_relative_to(manifest.resolve().parent):
+        base = manifest.resolve().parent
+    resolved = candidate.resolve()
+    return resolved.relative_to(base).as_posix() if resolved.is_relative_to(base) else target
+
+
+def _run_with_progress(ingestor: Ingestor, job_id: str, show: bool) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.progress import TimeElapsedColumn
+
+    total = ingestor.job_status(job_id)["files_total"]
+    columns = (
+        TextColumn("[bold]ingest"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+    )
+    with Progress(*columns, disable=not show, transient=False) as bar:
+        task = bar.add_task("", total=total)
+        if not ingestor.uses_workers:
+            bar.update(task, completed=ingestor.job_status(job_id)["files_done"])
+            ingestor.run(job_id, on_file=lambda r: bar.update(task, advance=1, description=r.source))
+            return
+        ingestor.run(job_id)
+        while True:  # workers write progress to the DB; watch it there
+            status = ingestor.job_status(job_id)
+            bar.update(task, completed=status["files_done"], description=status["state"])
+            if status["state"] in ("succeeded", "failed", "cancelled"):
+                return
+            time.sleep(POLL_S)
+
+
+def _summary(status: dict[str, Any], seconds: float) -> dict[str, Any]:
+    return {
+        "documents": status["documents"],
+        "chunks": status["chunks"],
+        "skipped": status["skipped"],
+        "errors": status["errors"],
+        "index_version": status["index_version"],
+        "seconds": round(seconds, 2),
+    }
+
+
+def ingest(
+    paths: list[Path] = typer.Argument(
+        ..., help="Files or folders (searched recursively). A file's source is its path "
+        "relative to the folder given, or to the manifest's folder."
+    ),
+    manifest: Path | None = typer.Option(
+        None, "--manifest", help="CSV: path,effective_date,superseded_by,access_level,owner"
+        "[,groups,doc_type,title]; paths relative to its folder."
+    ),
+    access_level: str | None = typer.Option(None, "--access-level", help="Override for all."),
+    owner: str | None = typer.Option(None, "--owner", help="Override for all files."),
+    effective: str | None = typer.Option(None, "--effective", help="YYYY-MM-DD, for all."),
+    superseded_by: str | None = typer.Option(
+        None, "--superseded-by", help="The file (or source) that replaces these."
+    ),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print {documents, chunks, skipped, errors, index_version, seconds}."
+    ),
+) -> None:
+    """Ingest documents into the index (inline, or through the workers when a broker is set).
+
+    Unchanged files are skipped; a file that cannot be read is reported and leaves what is
+    indexed untouched. Exit code 1 when any file failed."""
+    from docent.wiring import Services
+
+    started = time.monotonic()
+    with _one_line_errors():
+        services = Services(_settings())
+        try:
+            ingestor = services.ingestor
+            overrides = {
+                "access_level": access_level,
+                "owner": owner,
+                "effective_date": effective,
+                "superseded_by": _source_of(superseded_by, paths, manifest)
+                if superseded_by
+                else None,
+            }
+            job_id = ingestor.submit(
+                paths, manifest=manifest, overrides=overrides, created_by=_user()
+            )
+            show = sys.stdout.isatty() and not as_json
+            _run_with_progress(ingestor, job_id, show)
+            status = ingestor.job_status(job_id)
+        finally:
+            services.close()
+    summary = _summary(status, time.monotonic() - started)
+    if as_json:
+        typer.echo(json.dumps(summary))
+    else:
+        typer.echo(
+            f"{summary['documents']} documents ({summary['skipped']} unchanged), "
+            f"{summary['chunks']} chunks, {len(summary['errors'])} errors; "
+            f"index version {summary['index_version']}; {summary['seconds']:.1f}s"
+        )
+        for error in summary["errors"]:
+            typer.echo(f"  failed: {error['source']}: {error['reason']}", err=True)
+    if summary["errors"]:
+        raise typer.Exit(1)
+
+
+def _user() -> str | None:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return None
+
+
+docs_app = typer.Typer(no_args_is_help=True, help="The indexed documents (an admin view).")
+
+
+@docs_app.command("list")
+def docs_list(as_json: bool = typer.Option(False, "--json", help="Print a JSON list.")) -> None:
+    """List the indexed documents with their status, access level and chunk count."""
+    from docent.wiring import Services
+
+    with _one_line_errors():
+        services = Services(_settings())
+        try:
+            rows = services.ingestor.documents()
+        finally:
+            services.close()
+    if as_json:
+        typer.echo(json.dumps(rows))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("source", "status", "access", "effective", "chunks")
+    for row in rows:
+        table.add_row(
+            row["source"],
+            row["status"],
+            row["access_level"],
+            row["effective_date"] or "",
+            str(row["chunk_count"]),
+        )
+    Console().print(table)
+    typer.echo(f"{len(rows)} documents")
+
+
+@docs_app.command("show")
+def docs_show(
+    source: str = typer.Argument(..., help="The document's source, as `docs list` shows it."),
+    as_json: bool = typer.Option(False, "--json", help="Print {source, metadata, chunks}."),
+) -> None:
+    """Show one document's metadata and its chunks (heading path, kind, status, text)."""
+    from docent.wiring import Services
+
+    with _one_line_errors():
+        services = Services(_settings())
+        try:
+            view = services.ingestor.document(source)
+        finally:
+            services.close()
+    if as_json:
+        typer.echo(json.dumps(view))
+        return
+    for key, value in view["metadata"].items():
+        typer.echo(f"{key}: {value}")
+    for chunk in view["chunks"]:
+        heading = " > ".join(chunk["heading_path"])
+        typer.echo(f"\n--- {chunk['chunk_id']} [{chunk['kind']}, {chunk['status']}] {heading}")
+        typer.echo(chunk["text"])
+
+
+def worker(
+    concurrency: int | None = typer.Option(
+        None,
+        "--concurrency",
+        help="Worker processes. Default 1 in Qdrant local mode (one process owns the local "
+        "index folder; more is refused), else one per CPU core with a Qdrant server.",
+    ),
+    loglevel: str = typer.Option("INFO", "--loglevel", help="Celery log level."),
+) -> None:
+    """Start a Celery worker that ingests files from the queue (needs DOCENT_BROKER_URL)."""
+    from ingest.worker import run_worker
+
+    with _one_line_errors():
+        run_worker(_settings(), concurrency=concurrency, loglevel=loglevel)
 
 
 def register(app: typer.Typer) -> None:
     """Add this package's commands to the ``docent`` app."""
+    app.command("ingest")(ingest)
+    app.command("worker")(worker)
+    app.add_typer(docs_app, name="docs")

@@ -1,9 +1,133 @@
-"""Commands this package adds to ``docent``."""
+"""Commands this package adds to ``docent``: ``docent search``."""
 
 from __future__ import annotations
 
+import json
+from typing import Annotated, Any
+
 import typer
+
+from docent.contracts import Hit
+
+
+def hit_json(hit: Hit, threshold: float | None = None) -> dict[str, Any]:
+    """One hit as the CLI's JSON shows it (``threshold`` given: say why it was cut)."""
+    chunk = hit.chunk
+    out: dict[str, Any] = {
+        "rank": hit.rank,
+        "chunk_id": chunk.chunk_id,
+        "source": chunk.source,
+        "heading_path": list(chunk.heading_path),
+        "status": chunk.status,
+        "effective_date": chunk.effective_date.isoformat() if chunk.effective_date else None,
+        "scores": {
+            "bm25_rank": hit.bm25_rank,
+            "vector_rank": hit.vector_rank,
+            "fused": round(hit.fused_score, 6),
+            "rerank": None if hit.rerank_score is None else round(hit.rerank_score, 6),
+        },
+        "best_sentence": hit.best_sentence,
+        "text": chunk.text,
+    }
+    if threshold is not None:
+        below = hit.rerank_score is None or hit.rerank_score < threshold
+        out["reason"] = "below_threshold" if below else "beyond_top_k"
+    return out
+
+
+def _human(hit: Hit) -> str:
+    chunk = hit.chunk
+    rerank = "-" if hit.rerank_score is None else f"{hit.rerank_score:.3f}"
+    when = chunk.effective_date.isoformat() if chunk.effective_date else "undated"
+    legs = f"bm25 #{hit.bm25_rank or '-'}, vector #{hit.vector_rank or '-'}"
+    head = f"{hit.rank}. [{rerank}] {chunk.source}"
+    if chunk.heading_path:
+        head += f" › {chunk.heading}"
+    lines = [head, f"   {chunk.status}, effective {when}; {legs}, fused {hit.fused_score:.4f}"]
+    if hit.best_sentence:
+        lines.append(f"   “{hit.best_sentence}”")
+    return "\n".join(lines)
 
 
 def register(app: typer.Typer) -> None:
     """Add this package's commands to the ``docent`` app."""
+
+    @app.command("search")
+    def search(
+        query: Annotated[str, typer.Argument(help="What to search for.")],
+        access: Annotated[
+            str | None,
+            typer.Option(
+                "--access", help="Clearance level to search as (default: the default level)."
+            ),
+        ] = None,
+        groups: Annotated[
+            str, typer.Option("--groups", help="Comma-separated groups the asker belongs to.")
+        ] = "",
+        as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+        explain: Annotated[
+            bool, typer.Option("--explain", help="Also show the candidates that were cut.")
+        ] = False,
+        top_k: Annotated[int | None, typer.Option("--top-k", min=1)] = None,
+        threshold: Annotated[float | None, typer.Option("--threshold")] = None,
+        include_pending: Annotated[
+            bool, typer.Option("--include-pending", help="Include not-yet-effective documents.")
+        ] = False,
+    ) -> None:
+        """Search the indexed documents as a given asker: the hits retrieval passes on."""
+        from docent.contracts import Principal
+        from docent.errors import DocentError
+        from docent.settings import get_settings
+        from docent.wiring import Services
+
+        settings = get_settings()
+        level = access or settings.default_access_level
+        if level not in settings.access_levels:
+            raise typer.BadParameter(
+                f"unknown access level {level!r}; "
+                f"choose one of: {', '.join(settings.access_levels)}",
+                param_hint="--access",
+            )
+        principal = Principal(
+            user_id="cli",
+            clearance=level,
+            groups=frozenset(g.strip() for g in groups.split(",") if g.strip()),
+        )
+        services = Services(settings)
+        try:
+            result = services.searcher.search(
+                query,
+                principal,
+                top_k=top_k,
+                threshold=threshold,
+                include_pending=include_pending or None,
+            )
+        except DocentError as exc:
+            typer.echo(f"error: {exc.message}", err=True)
+            raise typer.Exit(1) from exc
+        finally:
+            services.close()
+        bar = settings.relevance_threshold if threshold is None else threshold
+
+        if as_json:
+            payload: dict[str, Any] = {
+                "hits": [hit_json(h) for h in result.hits],
+                "index_version": result.index_version,
+            }
+            if explain:
+                payload["cut"] = [hit_json(h, bar) for h in result.cut]
+                payload["threshold"] = bar
+                payload["timings_ms"] = {k: round(v, 2) for k, v in result.timings_ms.items()}
+            typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+            return
+
+        if not result.hits:
+            typer.echo(f"No passage clears the relevance threshold ({bar}).")
+        for hit in result.hits:
+            typer.echo(_human(hit))
+        if explain:
+            typer.echo(f"\nCut ({len(result.cut)} candidates; threshold {bar}):")
+            for hit in result.cut:
+                typer.echo(_human(hit))
+            timings = ", ".join(f"{k} {v:.1f} ms" for k, v in result.timings_ms.items())
+            typer.echo(f"\nindex version {result.index_version}; {timings}")

@@ -1,0 +1,94 @@
+"""The FastAPI app. ``create_app(services)`` only wires what it is given: the heavy clients
+live in ``Services`` (built once by ``docent serve``/``docent demo`` or by a test).
+
+Default deny: every route must declare a role through ``api.deps``; the app refuses to
+start when one does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+
+import httpx
+from fastapi import FastAPI
+from fastapi.routing import APIRoute
+from fastapi.staticfiles import StaticFiles
+
+from api.context import configure_logging
+from api.deps import declared_roles
+from api.errors import install_error_handlers
+from api.metrics import Metrics
+from api.middleware import request_context_middleware
+from api.security import SessionSigner
+from docent.errors import ConfigError
+from docent.wiring import Services
+from web import STATIC_DIR, make_templates
+
+OPENAPI_TAGS = [
+    {"name": "ask", "description": "Ask a question; read the cited passages."},
+    {"name": "handoffs", "description": "Questions the documents did not answer, for a person."},
+    {"name": "documents", "description": "Upload, list, inspect and retire documents (editors)."},
+    {"name": "jobs", "description": "Ingest jobs: progress, retry, cancel, reindex (operators)."},
+    {"name": "auth", "description": "Sign in and out; who am I."},
+    {"name": "ops", "description": "Health, readiness and metrics."},
+]
+
+
+def create_app(services: Services) -> FastAPI:
+    settings = services.settings
+    configure_logging(settings.log_level)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            app.state.job_runner.shutdown(wait=False, cancel_futures=True)
+            app.state.http.close()
+
+    app = FastAPI(
+        title="Docent",
+        version="0.1.0",
+        description=(
+            "Answers policy questions from your own documents, with a citation on every "
+            "claim; hands the question to a person when the documents do not hold the answer. "
+            "Authenticate with `Authorization: Bearer <token>` (`docent users token NAME`)."
+        ),
+        openapi_tags=OPENAPI_TAGS,
+        lifespan=lifespan,
+    )
+    app.state.services = services
+    app.state.templates = make_templates()
+    app.state.session_signer = SessionSigner(
+        settings.secret_key.get_secret_value(), settings.session_max_age_s
+    )
+    app.state.metrics = Metrics(services.sessions)
+    app.state.http = httpx.Client(follow_redirects=False)
+    # Inline (no broker) ingest jobs run here, one at a time, off the request thread.
+    app.state.job_runner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docent-ingest")
+
+    app.middleware("http")(request_context_middleware)
+    install_error_handlers(app)
+    _include_routes(app)
+    app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
+    check_every_route_declares_a_role(app)
+    return app
+
+
+def _include_routes(app: FastAPI) -> None:
+    from api.routes import ask, auth, documents, handoffs, health, jobs, pages
+
+    for module in (health, auth, ask, handoffs, documents, jobs, pages):
+        app.include_router(module.router)
+
+
+def check_every_route_declares_a_role(app: FastAPI) -> None:
+    missing = [
+        f"{sorted(route.methods)} {route.path}"
+        for route in app.routes
+        if isinstance(route, APIRoute) and not declared_roles(route.dependant)
+    ]
+    if missing:
+        raise ConfigError(f"routes without a declared role (default deny): {missing}")

@@ -1,0 +1,177 @@
+"""FastAPI dependencies as ``Annotated`` aliases: settings, services, a DB session, the caller,
+and the role each endpoint declares.
+
+Who is calling, in order: an ``Authorization: Bearer`` API token; in proxy mode (off by
+default) the user header, only from a trusted proxy address; the signed session cookie.
+An unknown or disabled user is 401. Cookie-authenticated writes must carry the session's
+CSRF token (header or form field). Every route declares a role through one of the role
+dependencies below; ``create_app`` refuses to start with a route that declares none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from sqlalchemy.orm import Session
+
+from api.errors import Unauthenticated
+from api.security import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, SessionData, csrf_matches
+from api.users import CurrentUser, active_user, current_user_of, user_for_token
+from docent.db.session import session_scope
+from docent.errors import PermissionDenied
+from docent.settings import Settings
+from docent.wiring import Services
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+ROLE_ATTR = "docent_role"
+
+
+def get_services(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
+
+
+ServicesDep = Annotated[Services, Depends(get_services)]
+
+
+def get_app_settings(services: ServicesDep) -> Settings:
+    return services.settings
+
+
+SettingsDep = Annotated[Settings, Depends(get_app_settings)]
+
+
+def get_db(services: ServicesDep) -> Iterator[Session]:
+    with session_scope(services.sessions) as session:
+        yield session
+
+
+DbDep = Annotated[Session, Depends(get_db)]
+
+
+def session_data(request: Request) -> SessionData | None:
+    signer = request.app.state.session_signer
+    data: SessionData | None = signer.loads(request.cookies.get(SESSION_COOKIE))
+    return data
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    if header:
+        raise Unauthenticated("the Authorization header must be 'Bearer <token>'")
+    return None
+
+
+def _resolve(request: Request, services: Services) -> CurrentUser | None:
+    settings = services.settings
+    token = _bearer(request)
+    with session_scope(services.sessions) as db:
+        if token is not None:
+            user = user_for_token(db, token)
+            if user is None:
+                raise Unauthenticated("the API token is unknown or revoked")
+            return current_user_of(user, via="token")
+        client = request.client.host if request.client else None
+        if settings.proxy_auth and client in settings.trusted_proxies:
+            name = request.headers.get(settings.proxy_user_header)
+            if name:
+                user = active_user(db, name.strip())
+                if user is None:
+                    raise Unauthenticated(f"user {name.strip()!r} is unknown or disabled")
+                raw = request.headers.get(settings.proxy_groups_header, "")
+                groups = [g.strip() for g in raw.split(",") if g.strip()]
+                return current_user_of(user, via="proxy", groups=groups)
+        data = session_data(request)
+        if data is None or data.username is None:
+            return None
+        user = active_user(db, data.username)
+        if user is None:
+            raise Unauthenticated("your session's user is unknown or disabled; sign in again")
+        resolved = current_user_of(user, via="session")
+        return CurrentUser(**{**resolved.__dict__, "csrf": data.csrf})
+
+
+async def _check_csrf(request: Request, user: CurrentUser) -> None:
+    if user.via != "session" or request.method in SAFE_METHODS:
+        return
+    given = request.headers.get(CSRF_HEADER)
+    ctype = request.headers.get("content-type", "")
+    if not given and ctype.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
+        form = await request.form()
+        value = form.get(CSRF_FIELD)
+        given = value if isinstance(value, str) else None
+    if user.csrf is None or not csrf_matches(user.csrf, given):
+        raise PermissionDenied("missing or wrong CSRF token; reload the page and try again")
+
+
+async def optional_user(request: Request, services: ServicesDep) -> CurrentUser | None:
+    user = _resolve(request, services)
+    if user is not None:
+        request.state.username = user.username
+        await _check_csrf(request, user)
+    return user
+
+
+OptionalUserDep = Annotated[CurrentUser | None, Depends(optional_user)]
+
+
+async def current_user(user: OptionalUserDep) -> CurrentUser:
+    if user is None:
+        raise Unauthenticated("sign in, or send 'Authorization: Bearer <token>'")
+    return user
+
+
+CurrentUserDep = Annotated[CurrentUser, Depends(current_user)]
+
+
+def require_role(role: str) -> Callable[..., Awaitable[Any]]:
+    """A dependency that admits callers holding ``role`` (or admin); ``any`` = signed in."""
+
+    async def check(user: CurrentUserDep) -> CurrentUser:
+        if role != "any" and not user.has_role(role):
+            raise PermissionDenied(f"this needs the {role!r} role")
+        return user
+
+    check.__name__ = f"require_{role}"
+    setattr(check, ROLE_ATTR, role)
+    return check
+
+
+async def public_endpoint(user: OptionalUserDep) -> CurrentUser | None:
+    """Declares a route open to everyone (the user, if any, is still resolved)."""
+    return user
+
+
+setattr(public_endpoint, ROLE_ATTR, "public")
+
+
+async def open_endpoint() -> None:
+    """Declares a route open to everyone without looking at credentials (health, metrics)."""
+
+
+setattr(open_endpoint, ROLE_ATTR, "public")
+
+PublicDep = Annotated[CurrentUser | None, Depends(public_endpoint)]
+AnyUserDep = Annotated[CurrentUser, Depends(require_role("any"))]
+AskerDep = Annotated[CurrentUser, Depends(require_role("asker"))]
+EditorDep = Annotated[CurrentUser, Depends(require_role("editor"))]
+OperatorDep = Annotated[CurrentUser, Depends(require_role("operator"))]
+AdminDep = Annotated[CurrentUser, Depends(require_role("admin"))]
+
+
+def declared_roles(dependant: Any) -> set[str]:
+    """Roles a route's dependency tree declares (used by the default-deny startup check)."""
+    found: set[str] = set()
+    stack = [dependant]
+    while stack:
+        dep = stack.pop()
+        role = getattr(dep.call, ROLE_ATTR, None) if dep.call is not None else None
+        if role:
+            found.add(role)
+        stack.extend(dep.dependencies)
+    return found

@@ -1,0 +1,131 @@
+"""The one place errors become HTTP: every ``DocentError`` (its ``http_status`` and ``code``),
+the framework's own errors, and the vendor errors that can escape an adapter, all rendered
+as ``{"error": {"code", "message", "request_id"}}``.
+
+Vendor messages are never passed through (they can hold URLs with passwords, or SQL); the
+service is named instead. Browser page requests get an HTML page (or the login page on 401).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import kombu.exceptions
+import redis.exceptions
+import sqlalchemy.exc
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from api.context import request_id_var
+from docent.errors import DocentError, InvalidInput
+
+log = logging.getLogger("docent.api")
+
+# Vendor errors that mean "a service we depend on did not answer" -> 503, with the service named.
+VENDOR_ERRORS: tuple[tuple[type[BaseException], str], ...] = (
+    (sqlalchemy.exc.OperationalError, "database"),
+    (sqlalchemy.exc.InterfaceError, "database"),
+    (sqlalchemy.exc.TimeoutError, "database"),
+    (redis.exceptions.ConnectionError, "broker"),
+    (redis.exceptions.TimeoutError, "broker"),
+    (kombu.exceptions.OperationalError, "broker"),
+    (httpx.TransportError, "upstream service"),
+)
+
+_HTTP_CODES = {
+    400: "invalid_input",
+    401: "unauthenticated",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "too_large",
+    415: "unsupported_type",
+    422: "invalid_input",
+    503: "unavailable",
+}
+
+
+class Unauthenticated(DocentError):
+    """No valid credentials: no or a bad cookie or token, or an unknown or disabled user."""
+
+    http_status = 401
+    code = "unauthenticated"
+
+
+def status_for(exc: BaseException) -> tuple[int, str, str]:
+    """(HTTP status, stable code, message safe to show) for any exception."""
+    if isinstance(exc, DocentError):
+        return exc.http_status, exc.code, exc.message
+    if isinstance(exc, StarletteHTTPException):
+        return exc.status_code, _HTTP_CODES.get(exc.status_code, "error"), str(exc.detail)
+    if isinstance(exc, RequestValidationError):
+        return 422, "invalid_input", _validation_message(exc)
+    for vendor, service in VENDOR_ERRORS:
+        if isinstance(exc, vendor):
+            return 503, "unavailable", f"the {service} did not answer; try again shortly"
+    return 500, "internal_error", "something went wrong on our side; the error was logged"
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+        parts.append(f"{where or 'request'}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts) or "invalid request"
+
+
+def error_body(status: int, code: str, message: str, details: object = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message, "request_id": request_id_var.get()}
+    if isinstance(details, list | dict):
+        error["details"] = details
+    return {"error": error}
+
+
+def _wants_html(request: Request) -> bool:
+    path = request.url.path
+    if path.startswith("/api/") or path in ("/healthz", "/readyz", "/metrics"):
+        return False
+    return "text/html" in request.headers.get("accept", "")
+
+
+def render_error(request: Request, exc: BaseException) -> Response:
+    status, code, message = status_for(exc)
+    if status >= 500:
+        log.error(
+            "request failed",
+            extra={"code": code, "error_type": type(exc).__name__, "path": request.url.path},
+            exc_info=status == 500,
+        )
+    if _wants_html(request):
+        if status == 401:
+            target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+            return RedirectResponse(f"/login?next={quote(target)}", status_code=303)
+        templates = request.app.state.templates
+        return templates.TemplateResponse(
+            request,
+            "error.html",
+            {"status": status, "code": code, "message": message, "user": None},
+            status_code=status,
+        )
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    details = exc.detail if isinstance(exc, InvalidInput) else None
+    body = error_body(status, code, message, details)
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    async def handle(request: Request, exc: Exception) -> Response:
+        return render_error(request, exc)
+
+    app.add_exception_handler(DocentError, handle)
+    app.add_exception_handler(StarletteHTTPException, handle)
+    app.add_exception_handler(RequestValidationError, handle)
+    for vendor, _ in VENDOR_ERRORS:
+        app.add_exception_handler(vendor, handle)
+    app.add_exception_handler(Exception, handle)

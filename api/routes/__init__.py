@@ -1,0 +1,1 @@
+"""HTTP routes, one module per area; each route declares its role (see ``api.deps``)."""

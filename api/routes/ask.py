@@ -1,0 +1,183 @@
+"""Ask, the passage view and traces. Everything returned here passes the visibility rule
+again for the caller, whatever produced it."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from fastapi import APIRouter, Query, Request
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+
+from api.deps import AnyUserDep, AskerDep, DbDep, ServicesDep, SettingsDep
+from api.handoffs import record_gap
+from api.metrics import stage_timings
+from api.passages import fetch_chunks, highlight_spans
+from api.ports import ask_json_of, asker_of
+from api.users import CurrentUser
+from api.visibility import can_read_chunk, can_read_level
+from docent.db.models import TraceRecord
+from docent.errors import DocentError, NotFound
+from docent.wiring import Services
+
+router = APIRouter(tags=["ask"])
+log = logging.getLogger("docent.api.ask")
+
+
+class AskRequest(BaseModel):
+    question: str = Field(min_length=1, max_length=2000, description="The question, in words.")
+
+
+class AnswerWithheld(DocentError):
+    """An answer named a passage the caller may not read: a fault upstream, never shown."""
+
+    code = "answer_withheld"
+
+
+def closest_sources(body: Mapping[str, Any], limit: int = 3) -> list[str]:
+    """The handoff suggestion's source first, then the best retrieved sources."""
+    out: list[str] = []
+    hint = body.get("handoff")
+    if isinstance(hint, Mapping):
+        for key in ("source", "sources"):
+            value = hint.get(key)
+            values = value if isinstance(value, list) else [value]
+            out.extend(str(v) for v in values if v)
+    for item in body.get("retrieved") or []:
+        if isinstance(item, Mapping) and item.get("source"):
+            out.append(str(item["source"]))
+    return list(dict.fromkeys(out))[:limit]
+
+
+def recheck_answer(services: Services, user: CurrentUser, body: dict[str, Any]) -> dict[str, Any]:
+    """Drop retrieved passages the caller may not read; refuse an answer citing one."""
+    levels = services.settings.access_levels
+    citations = [c for c in body.get("citations") or [] if isinstance(c, Mapping)]
+    retrieved = [r for r in body.get("retrieved") or [] if isinstance(r, Mapping)]
+    ids = [str(x.get("id")) for x in [*citations, *retrieved] if x.get("id")]
+    chunks = fetch_chunks(services.index, ids)
+
+    def ok(item: Mapping[str, Any]) -> bool:
+        chunk = chunks.get(str(item.get("id")))
+        return chunk is not None and can_read_chunk(user, chunk, levels)
+
+    if not all(ok(c) for c in citations):
+        log.error("answer cited a passage above the caller's clearance; withheld")
+        raise AnswerWithheld("the answer could not be shown; the error was logged")
+    hidden = [r for r in retrieved if not ok(r)]
+    if hidden:
+        log.error("retrieval returned passages above the caller's clearance; dropped")
+    return {**body, "retrieved": [r for r in retrieved if ok(r)]}
+
+
+@router.post("/api/ask", summary="Ask a question (asker)")
+def ask(
+    payload: AskRequest, request: Request, user: AskerDep, services: ServicesDep, db: DbDep
+) -> dict[str, Any]:
+    asker = asker_of(services)
+    start = time.perf_counter()
+    result = asker.ask(payload.question.strip(), user.principal)
+    body = recheck_answer(services, user, ask_json_of(result))
+    total_s = time.perf_counter() - start
+    outcome = str(body.get("outcome", "unknown"))
+    timings = stage_timings(
+        getattr(result, "timings_ms", None) or getattr(result, "timings", None) or {}
+    )
+    request.app.state.metrics.observe_ask(outcome, total_s, timings)
+    if outcome != "answered":
+        record_gap(
+            db, payload.question, outcome, closest_sources(body), services.settings.access_levels
+        )
+    log.info("ask", extra={"outcome": outcome, "ms": round(total_s * 1000, 1)})
+    return body
+
+
+def passage_view(
+    services: Services, user: CurrentUser, chunk_id: str, quote: str | None = None
+) -> dict[str, Any]:
+    chunk = fetch_chunks(services.index, [chunk_id]).get(chunk_id)
+    # Hidden and missing are the same answer, word for word.
+    if chunk is None or not can_read_chunk(user, chunk, services.settings.access_levels):
+        raise NotFound(f"no passage {chunk_id!r}")
+    return {
+        "id": chunk.chunk_id,
+        "source": chunk.source,
+        "title": chunk.title,
+        "heading_path": list(chunk.heading_path),
+        "kind": chunk.kind,
+        "text": chunk.text,
+        "effective": chunk.effective_date.isoformat() if chunk.effective_date else None,
+        "status": chunk.status,
+        "superseded_by": chunk.superseded_by,
+        "access_level": chunk.access_level,
+        "owner": chunk.owner,
+        "highlight": [{"text": t, "mark": m} for t, m in highlight_spans(chunk.text, quote)],
+    }
+
+
+@router.get("/api/passages/{chunk_id:path}", summary="One passage, the quote highlighted (asker)")
+def passage(
+    chunk_id: str,
+    user: AskerDep,
+    services: ServicesDep,
+    quote: str | None = Query(None, max_length=2000),
+) -> dict[str, Any]:
+    return passage_view(services, user, chunk_id, quote)
+
+
+_TEXT_LISTS = ("hits", "retrieved", "citations")
+
+
+def filter_trace_payload(
+    services: Services, user: CurrentUser, payload: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A trace as the viewer may see it: passages they may not read are removed."""
+    levels = services.settings.access_levels
+    ids: list[str] = []
+    for key in _TEXT_LISTS:
+        for item in payload.get(key) or []:
+            if isinstance(item, Mapping):
+                ids.append(str(item.get("id") or item.get("chunk_id") or ""))
+    chunks = fetch_chunks(services.index, ids)
+    out = dict(payload)
+    for key in _TEXT_LISTS:
+        items = payload.get(key)
+        if isinstance(items, list):
+            out[key] = [
+                item
+                for item in items
+                if isinstance(item, Mapping)
+                and (chunk := chunks.get(str(item.get("id") or item.get("chunk_id") or "")))
+                is not None
+                and can_read_chunk(user, chunk, levels)
+            ]
+    # Prompts hold every block's text; only shown when every block is readable.
+    if any(len(out.get(k) or []) != len(payload.get(k) or []) for k in _TEXT_LISTS):
+        for key in ("system_prompt", "user_prompt", "raw_output", "prompt", "messages"):
+            out.pop(key, None)
+        out["withheld"] = "parts of this trace are above your clearance"
+    return out
+
+
+@router.get("/api/traces/{trace_id}", summary="What one ask did (its asker, or an admin)")
+def trace(trace_id: str, user: AnyUserDep, services: ServicesDep, db: DbDep) -> dict[str, Any]:
+    row = db.execute(select(TraceRecord).where(TraceRecord.id == trace_id)).scalar_one_or_none()
+    levels = services.settings.access_levels
+    if (
+        row is None
+        or not (user.is_admin or row.user_id == user.username)
+        or not can_read_level(user, row.max_access_level, levels)
+    ):
+        raise NotFound(f"no trace {trace_id!r}")
+    return {
+        "id": row.id,
+        "created_at": row.created_at.isoformat(),
+        "user_id": row.user_id,
+        "question": row.question,
+        "outcome": row.outcome,
+        "index_version": row.index_version,
+        "payload": filter_trace_payload(services, user, row.payload or {}),
+    }

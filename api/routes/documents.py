@@ -1,0 +1,177 @@
+"""Documents for the docs team: upload (one or many files with metadata), list, show a
+document's chunks, retire. Editors see only the documents their clearance reaches."""
+
+from __future__ import annotations
+
+import shutil
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Form, Request, UploadFile
+from sqlalchemy import select
+
+from api.deps import DbDep, EditorDep, ServicesDep, SettingsDep
+from api.jobs import start
+from api.ports import ingestor_of
+from api.uploads import (
+    Accepted,
+    Rejected,
+    check_metadata,
+    describe_rejections,
+    new_upload_dir,
+    save_upload,
+)
+from api.users import CurrentUser
+from api.visibility import can_read, can_read_chunk
+from docent.db.models import Document
+from docent.errors import InvalidInput, NotFound
+from sqlalchemy.orm import Session
+
+router = APIRouter(tags=["documents"])
+
+
+def document_view(doc: Document) -> dict[str, Any]:
+    return {
+        "doc_id": doc.doc_id,
+        "source": doc.source,
+        "title": doc.title,
+        "version": doc.version,
+        "status": "retired" if doc.retired else doc.status,
+        "retired": doc.retired,
+        "access_level": doc.access_level,
+        "groups": list(doc.groups or ()),
+        "owner": doc.owner,
+        "doc_type": doc.doc_type,
+        "effective_date": doc.effective_date.isoformat() if doc.effective_date else None,
+        "superseded_by": doc.superseded_by,
+        "supersedes": list(doc.supersedes or ()),
+        "chunk_count": doc.chunk_count,
+        "updated_at": doc.updated_at.isoformat() if doc.updated_at else None,
+    }
+
+
+def visible_documents(
+    db: Session, user: CurrentUser, levels: tuple[str, ...], *, retired: bool
+) -> list[Document]:
+    query = select(Document).order_by(Document.source)
+    if not retired:
+        query = query.where(Document.retired.is_(False))
+    return [
+        d
+        for d in db.execute(query).scalars()
+        if can_read(user, d.access_level, d.groups or (), levels)
+    ]
+
+
+def visible_document(db: Session, user: CurrentUser, doc_id: str, levels: tuple[str, ...]) -> Document:
+    doc = db.execute(select(Document).where(Document.doc_id == doc_id)).scalar_one_or_none()
+    if doc is None or not can_read(user, doc.access_level, doc.groups or (), levels):
+        raise NotFound(f"no document {doc_id!r}")
+    return doc
+
+
+@router.get("/api/documents", summary="Documents with version, status and access level")
+def documents(
+    user: EditorDep, db: DbDep, settings: SettingsDep, retired: bool = False
+) -> dict[str, Any]:
+    rows = visible_documents(db, user, settings.access_levels, retired=retired)
+    return {"documents": [document_view(d) for d in rows]}
+
+
+@router.post("/api/documents", status_code=202, summary="Upload files; they become an ingest job")
+def upload(
+    request: Request,
+    user: EditorDep,
+    services: ServicesDep,
+    files: Annotated[list[UploadFile], File(description="One or more documents")],
+    access_level: Annotated[str | None, Form(max_length=50)] = None,
+    effective_date: Annotated[str | None, Form(max_length=20)] = None,
+    owner: Annotated[str | None, Form(max_length=200)] = None,
+    supersedes: Annotated[str | None, Form(max_length=1000)] = None,
+    superseded_by: Annotated[str | None, Form(max_length=1000)] = None,
+    groups: Annotated[str | None, Form(max_length=1000)] = None,
+    doc_type: Annotated[str | None, Form(max_length=100)] = None,
+    title: Annotated[str | None, Form(max_length=1000)] = None,
+) -> dict[str, Any]:
+    settings = services.settings
+    meta = check_metadata(
+        settings,
+        user.clearance,
+        access_level=access_level or settings.default_access_level,
+        effective_date=effective_date,
+        groups=groups,
+    )
+    ingestor = ingestor_of(services)
+    folder = new_upload_dir(settings)
+    taken: set[str] = set()
+    results: list[Accepted | Rejected] = [
+        save_upload(f.file, f.filename, folder, settings, taken) for f in files
+    ]
+    accepted = [r for r in results if isinstance(r, Accepted)]
+    rejected = [r for r in results if isinstance(r, Rejected)]
+    rejected_view = [{"filename": r.filename, "error": r.error} for r in rejected]
+    if not accepted:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise InvalidInput(
+            f"no file was accepted: {describe_rejections(rejected) or 'no files sent'}",
+            detail=rejected_view,
+        )
+    overrides: dict[str, str | None] = {
+        **meta,
+        "owner": (owner or "").strip() or None,
+        "superseded_by": (superseded_by or "").strip() or None,
+        "doc_type": (doc_type or "").strip() or None,
+        "title": (title or "").strip() or None,
+    }
+    if supersedes and supersedes.strip():
+        overrides["supersedes"] = supersedes.strip()
+    try:
+        job_id = ingestor.submit(
+            [a.path for a in accepted],
+            root=folder,
+            manifest=None,
+            overrides={k: v for k, v in overrides.items() if v is not None},
+            created_by=user.username,
+        )
+    except Exception:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    start(request.app.state.job_runner, ingestor.run, job_id)
+    return {
+        "job_id": job_id,
+        "accepted": [{"filename": a.filename, "source": a.filename, "bytes": a.bytes} for a in accepted],
+        "rejected": rejected_view,
+    }
+
+
+@router.get("/api/documents/{doc_id}", summary="One document and its chunks")
+def document(doc_id: str, user: EditorDep, db: DbDep, services: ServicesDep) -> dict[str, Any]:
+    levels = services.settings.access_levels
+    doc = visible_document(db, user, doc_id, levels)
+    chunks = [] if doc.retired else services.index.chunks_of(doc.source)
+    return {
+        "document": document_view(doc),
+        "chunks": [
+            {
+                "id": c.chunk_id,
+                "heading_path": list(c.heading_path),
+                "kind": c.kind,
+                "status": c.status,
+                "access_level": c.access_level,
+                "effective": c.effective_date.isoformat() if c.effective_date else None,
+                "text": c.text,
+            }
+            for c in chunks
+            if can_read_chunk(user, c, levels)
+        ],
+    }
+
+
+@router.post("/api/documents/{doc_id}/retire", summary="Retire a document: its chunks leave the index")
+def retire(doc_id: str, user: EditorDep, db: DbDep, services: ServicesDep) -> dict[str, Any]:
+    doc = visible_document(db, user, doc_id, services.settings.access_levels)
+    if doc.retired:
+        raise NotFound(f"no indexed document {doc_id!r}")
+    source = doc.source
+    db.commit()  # the registry writes in its own transaction
+    version = ingestor_of(services).retire(source)
+    return {"doc_id": doc_id, "source": source, "retired": True, "index_version": version}

@@ -1,0 +1,189 @@
+"""Users, their roles and API tokens, over the ``users`` / ``api_tokens`` tables.
+
+Roles: ``asker`` (ask, read passages), ``editor`` (documents, content gaps), ``operator``
+(ingest jobs), ``admin`` (everything, and every handoff). Clearance and groups decide which
+document text a user may see, whatever the role.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from api.security import hash_password, hash_token, new_api_token, token_prefix, verify_password
+from docent.contracts import Principal
+from docent.db.models import ApiToken, User
+from docent.errors import Conflict, InvalidInput, NotFound
+
+ROLES: tuple[str, ...] = ("asker", "editor", "operator", "admin")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,199}$")
+
+
+@dataclass(frozen=True)
+class CurrentUser:
+    """The authenticated caller, detached from the database session."""
+
+    username: str
+    clearance: str
+    groups: frozenset[str] = frozenset()
+    roles: frozenset[str] = frozenset()
+    display_name: str | None = None
+    via: str = "session"  # session | token | proxy
+    csrf: str | None = field(default=None, compare=False)
+
+    @property
+    def principal(self) -> Principal:
+        return Principal(user_id=self.username, clearance=self.clearance, groups=self.groups)
+
+    def has_role(self, role: str) -> bool:
+        return role in self.roles or "admin" in self.roles
+
+    @property
+    def is_admin(self) -> bool:
+        return "admin" in self.roles
+
+
+def current_user_of(user: User, *, via: str, groups: Iterable[str] | None = None) -> CurrentUser:
+    return CurrentUser(
+        username=user.username,
+        clearance=user.clearance,
+        groups=frozenset(user.groups if groups is None else groups),
+        roles=frozenset(user.roles),
+        display_name=user.display_name,
+        via=via,
+    )
+
+
+def _clean_list(values: Iterable[str]) -> list[str]:
+    return sorted({v.strip() for v in values if v and v.strip()})
+
+
+def add_user(
+    session: Session,
+    username: str,
+    *,
+    clearance: str,
+    levels: Sequence[str],
+    groups: Iterable[str] = (),
+    roles: Iterable[str] = ("asker",),
+    password: str | None = None,
+    display_name: str | None = None,
+) -> User:
+    if not _NAME.match(username):
+        raise InvalidInput(
+            f"user name {username!r} is not allowed: use letters, digits and . _ @ - "
+            "(up to 200 characters)"
+        )
+    if clearance not in levels:
+        raise InvalidInput(f"clearance {clearance!r} is not one of the levels {list(levels)}")
+    role_list = _clean_list(roles)
+    unknown = [r for r in role_list if r not in ROLES]
+    if unknown:
+        raise InvalidInput(f"unknown role(s) {unknown}; roles are {list(ROLES)}")
+    if find_user(session, username) is not None:
+        raise Conflict(f"user {username!r} already exists")
+    user = User(
+        username=username,
+        display_name=display_name,
+        clearance=clearance,
+        groups=_clean_list(groups),
+        roles=role_list,
+        password_hash=hash_password(password) if password else None,
+    )
+    session.add(user)
+    session.flush()
+    return user
+
+
+def find_user(session: Session, username: str) -> User | None:
+    return session.execute(select(User).where(User.username == username)).scalar_one_or_none()
+
+
+def active_user(session: Session, username: str) -> User | None:
+    """The user if it exists and is enabled; anything else is no user at all."""
+    user = find_user(session, username)
+    return user if user is not None and not user.disabled else None
+
+
+def list_users(session: Session) -> list[User]:
+    return list(session.execute(select(User).order_by(User.username)).scalars())
+
+
+def set_password(session: Session, username: str, password: str) -> None:
+    user = find_user(session, username)
+    if user is None:
+        raise NotFound(f"no user {username!r}")
+    user.password_hash = hash_password(password)
+
+
+def check_password(session: Session, username: str, password: str) -> User | None:
+    user = active_user(session, username)
+    if user is None or not verify_password(password, user.password_hash):
+        return None
+    return user
+
+
+def issue_token(session: Session, username: str, label: str = "cli") -> str:
+    """Mint a token for the user and return it in plain text; only its hash is kept."""
+    user = active_user(session, username)
+    if user is None:
+        raise NotFound(f"no active user {username!r}")
+    token = new_api_token()
+    session.add(
+        ApiToken(user_id=user.id, name=label, prefix=token.prefix, token_hash=token.token_hash)
+    )
+    session.flush()
+    return token.plain
+
+
+def user_for_token(session: Session, plain: str) -> User | None:
+    if token_prefix(plain) is None:
+        return None
+    row = session.execute(
+        select(ApiToken).where(ApiToken.token_hash == hash_token(plain))
+    ).scalar_one_or_none()
+    if row is None or row.revoked_at is not None:
+        return None
+    user = session.get(User, row.user_id)
+    if user is None or user.disabled:
+        return None
+    row.last_used_at = datetime.now(UTC)
+    return user
+
+
+def revoke(session: Session, target: str) -> str:
+    """Revoke one token (by its prefix) or a user (disable it and revoke all its tokens)."""
+    now = datetime.now(UTC)
+    tokens = list(
+        session.execute(
+            select(ApiToken).where(ApiToken.prefix == target, ApiToken.revoked_at.is_(None))
+        ).scalars()
+    )
+    if tokens:
+        for tok in tokens:
+            tok.revoked_at = now
+        return f"revoked token {target}"
+    user = find_user(session, target)
+    if user is None:
+        raise NotFound(f"no user or active token prefix {target!r}")
+    user.disabled = True
+    count = 0
+    for tok in session.execute(
+        select(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
+    ).scalars():
+        tok.revoked_at = now
+        count += 1
+    return f"disabled user {target} and revoked {count} token(s)"
+
+
+def active_tokens(session: Session, user: User) -> list[ApiToken]:
+    return list(
+        session.execute(
+            select(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
+        ).scalars()
+    )

@@ -1,0 +1,242 @@
+"""Eval cases: the JSONL format, its loader, and the ``unretrieved`` stratum derived from it.
+
+One case per line::
+
+    {"qid": "pto-1", "q": "How many vacation days…", "expect": ["25 days"],
+     "gold": ["handbook/leave.md#Leave > Vacation"], "stratum": "answerable",
+     "user_access": "employee"}
+
+Optional fields: ``groups`` (the asker's groups), ``forbidden`` (substrings that must
+appear nowhere in the output — permission cases), ``stale`` (superseded figures an answer
+must not give). Unknown fields are ignored, so a case file can carry notes.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from evals.errors import CaseFileError
+
+MUST_ANSWER = frozenset({"answerable", "superseded", "permission_allowed"})
+"""Strata whose right outcome is an answer that contains every ``expect`` substring."""
+
+MUST_ABSTAIN = frozenset({"out_of_corpus", "permission", "unretrieved", "ambiguous"})
+"""Strata whose right outcome is any non-answer (insufficient evidence, ambiguous, declined)."""
+
+STRATA = (
+    "answerable",
+    "superseded",
+    "permission_allowed",
+    "out_of_corpus",
+    "permission",
+    "unretrieved",
+    "ambiguous",
+)
+UNRETRIEVED_SUFFIX = "~unretrieved"
+
+
+@dataclass(frozen=True)
+class GoldRef:
+    """``source#H1 > H2``: a section (heading path prefix) of one document, or a whole
+    document when there is no ``#``."""
+
+    source: str
+    heading_path: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, text: str) -> GoldRef:
+        source, sep, heading = text.partition("#")
+        source = source.strip()
+        if not source:
+            raise ValueError(f"gold {text!r} has no source before '#'")
+        path = tuple(part.strip() for part in heading.split(">")) if sep else ()
+        if any(not part for part in path):
+            raise ValueError(f"gold {text!r} has an empty heading in its path")
+        return cls(source, path)
+
+    def __str__(self) -> str:
+        return (
+            f"{self.source}#{' > '.join(self.heading_path)}" if self.heading_path else self.source
+        )
+
+    def matches_document(self, source: str) -> bool:
+        return source == self.source
+
+    def matches_section(self, source: str, heading_path: Sequence[str]) -> bool:
+        """Same document, and the chunk's heading path starts with the gold path
+        (headings compared case- and whitespace-insensitively)."""
+        if source != self.source or len(heading_path) < len(self.heading_path):
+            return False
+        return all(
+            normalise(a) == normalise(b)
+            for a, b in zip(self.heading_path, heading_path, strict=False)
+        )
+
+
+@dataclass(frozen=True)
+class Case:
+    qid: str
+    q: str
+    stratum: str
+    user_access: str
+    expect: tuple[str, ...] = ()
+    gold: tuple[GoldRef, ...] = ()
+    forbidden: tuple[str, ...] = ()
+    stale: tuple[str, ...] = ()
+    groups: tuple[str, ...] = ()
+    # Set only on derived ``unretrieved`` cases: chunks the searcher must not return.
+    exclude_chunk_ids: tuple[str, ...] = ()
+    derived_from: str | None = None
+
+    @property
+    def must_answer(self) -> bool:
+        return self.stratum in MUST_ANSWER
+
+
+def normalise(text: str) -> str:
+    """Case-folded, NFKC, whitespace collapsed: how expected and forbidden substrings are
+    compared with output text."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def load_cases(path: Path, levels: Sequence[str] | None = None) -> list[Case]:
+    """Read and validate a JSONL case file; a bad line raises ``CaseFileError`` naming it."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise CaseFileError(f"{path}: cannot read the case file: {exc}") from exc
+    cases: list[Case] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path} line {number}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CaseFileError(f"{where}: not valid JSON ({exc.msg})") from exc
+        case = parse_case(obj, where, levels)
+        if case.qid in seen:
+            raise CaseFileError(f"{where}: field 'qid': {case.qid!r} repeats line {seen[case.qid]}")
+        seen[case.qid] = number
+        cases.append(case)
+    if not cases:
+        raise CaseFileError(f"{path}: no cases in the file")
+    return cases
+
+
+def parse_case(obj: Any, where: str, levels: Sequence[str] | None = None) -> Case:
+    if not isinstance(obj, Mapping):
+        raise CaseFileError(f"{where}: a case must be a JSON object, not {type(obj).__name__}")
+    qid = _text(obj, "qid", where)
+    stratum = _text(obj, "stratum", where)
+    if stratum not in STRATA:
+        raise CaseFileError(
+            f"{where}: field 'stratum': {stratum!r} is not one of {', '.join(STRATA)}"
+        )
+    user_access = _text(obj, "user_access", where)
+    if levels is not None and user_access not in levels:
+        raise CaseFileError(
+            f"{where}: field 'user_access': {user_access!r} is not one of the access "
+            f"levels {', '.join(levels)}"
+        )
+    expect = _texts(obj, "expect", where)
+    if stratum in MUST_ANSWER and not expect:
+        raise CaseFileError(
+            f"{where}: field 'expect': a {stratum} case needs at least one expected substring"
+        )
+    gold: list[GoldRef] = []
+    for item in _texts(obj, "gold", where):
+        try:
+            gold.append(GoldRef.parse(item))
+        except ValueError as exc:
+            raise CaseFileError(f"{where}: field 'gold': {exc}") from exc
+    return Case(
+        qid=qid,
+        q=_text(obj, "q", where),
+        stratum=stratum,
+        user_access=user_access,
+        expect=expect,
+        gold=tuple(gold),
+        forbidden=_texts(obj, "forbidden", where),
+        stale=_texts(obj, "stale", where),
+        groups=_texts(obj, "groups", where),
+    )
+
+
+def _text(obj: Mapping[str, Any], name: str, where: str) -> str:
+    value = obj.get(name)
+    if not isinstance(value, str) or not value.strip():
+        got = "missing" if value is None else repr(value)
+        raise CaseFileError(f"{where}: field {name!r} must be a non-empty string ({got})")
+    return value.strip()
+
+
+def _texts(obj: Mapping[str, Any], name: str, where: str) -> tuple[str, ...]:
+    value = obj.get(name, [])
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise CaseFileError(f"{where}: field {name!r} must be a list of non-empty strings")
+    return tuple(v.strip() for v in value)
+
+
+@dataclass(frozen=True)
+class ChunkRef:
+    """What the eval needs to know about one indexed chunk."""
+
+    chunk_id: str
+    source: str
+    heading_path: tuple[str, ...]
+    access_level: str
+    groups: tuple[str, ...] = ()
+    sentences: tuple[str, ...] = ()
+
+
+def gold_chunk_ids(case: Case, chunks: Iterable[ChunkRef]) -> tuple[str, ...]:
+    """Ids of the chunks in any of the case's gold sections."""
+    return tuple(
+        sorted(
+            c.chunk_id
+            for c in chunks
+            if any(g.matches_section(c.source, c.heading_path) for g in case.gold)
+        )
+    )
+
+
+def derive_unretrieved(cases: Sequence[Case], chunks: Sequence[ChunkRef]) -> list[Case]:
+    """One ``unretrieved`` case per answerable case with gold: the same question, searched with
+    every chunk of its gold sections withheld, so the right outcome is an abstention.
+    Cases whose gold matches no indexed chunk are skipped (``unmatched_gold`` lists them)."""
+    derived = []
+    for case in cases:
+        if case.stratum != "answerable" or not case.gold:
+            continue
+        withheld = gold_chunk_ids(case, chunks)
+        if withheld:
+            derived.append(
+                replace(
+                    case,
+                    qid=case.qid + UNRETRIEVED_SUFFIX,
+                    stratum="unretrieved",
+                    exclude_chunk_ids=withheld,
+                    derived_from=case.qid,
+                )
+            )
+    return derived
+
+
+def unmatched_gold(cases: Sequence[Case], chunks: Sequence[ChunkRef]) -> list[str]:
+    """``qid: gold`` for every gold reference that names no indexed chunk (a stale case file,
+    or a case file for another corpus)."""
+    problems = []
+    for case in cases:
+        for gold in case.gold:
+            if not any(gold.matches_section(c.source, c.heading_path) for c in chunks):
+                problems.append(f"{case.qid}: {gold}")
+    return problems

@@ -1,0 +1,168 @@
+"""The run report: readable Markdown tables computed from result rows and their cases.
+
+The same text is printed by ``docent eval run`` and committed as ``evals/reports/*.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from evals.cases import MUST_ANSWER, STRATA, Case, GoldRef
+from evals.metrics import (
+    Rate,
+    Tally,
+    abstention_rates,
+    check_citations,
+    context_precision,
+    latency_table,
+    retrieval_scores,
+    tally,
+)
+
+
+def ranked_of(row: Mapping[str, Any], key: str = "ranked") -> list[tuple[str, list[str]]]:
+    """(source, heading_path) pairs of a row's ranked list (falls back to ``retrieved``)."""
+    items = row.get(key)
+    if items is None:
+        items = row.get("retrieved") or []
+    return [(str(i.get("source")), list(i.get("heading_path") or [])) for i in items]
+
+
+def outcome_table(counts: Mapping[str, Tally]) -> list[str]:
+    lines = [
+        "| stratum | n | correct | wrong-and-confident | abstained |",
+        "|---|---|---|---|---|",
+    ]
+    order = [s for s in STRATA if s in counts] + [s for s in counts if s not in STRATA]
+    for stratum in order:
+        t = counts[stratum]
+        name = f"**{stratum}**" if stratum == "all" else stratum
+        lines.append(
+            f"| {name} | {t.n} | {t.rate('correct')} | {t.rate('wrong')} | {t.rate('abstained')} |"
+        )
+    return lines
+
+
+def build_report(
+    rows: Sequence[Mapping[str, Any]],
+    cases: Mapping[str, Case],
+    meta: Mapping[str, Any],
+    title: str = "Docent eval run",
+) -> str:
+    config = meta.get("config") or {}
+    lines = [
+        f"# {title}",
+        "",
+        f"- cases: {len(rows)} from `{meta.get('cases_file')}` "
+        f"(+ derived `unretrieved`: {sum(1 for r in rows if r.get('stratum') == 'unretrieved')})",
+        f"- index_version: {meta.get('index_version')} ({meta.get('chunks')} chunks)",
+        "- configuration: "
+        + ", ".join(f"{k}={config[k]}" for k in sorted(config) if config[k] is not None),
+        "",
+        "## Outcomes (Wilson 95 % intervals)",
+        "",
+        "correct = the outcome the stratum asks for (an answer containing every expected "
+        "substring and no stale one, or any non-answer on a must-abstain stratum); "
+        "wrong-and-confident = an answer that is not correct, or any output that leaks; "
+        "abstained = a non-answer where an answer was expected.",
+        "",
+    ]
+    lines += outcome_table(tally((str(r["stratum"]), r["grade"]["column"]) for r in rows))
+
+    rates = abstention_rates((str(r["stratum"]), str(r.get("outcome"))) for r in rows)
+    lines += [
+        "",
+        "## Abstention, both ways",
+        "",
+        "| measure | rate |",
+        "|---|---|",
+        f"| false abstention (non-answer on must-answer strata) | {rates.false_abstention} |",
+        f"| answered a must-abstain question | {rates.answered_must_abstain} |",
+    ]
+    lines += ["", *_retrieval_section(rows, cases)]
+    lines += ["", *_safety_section(rows)]
+    lines += ["", *_latency_section(rows)]
+    lines += ["", *_failures_section(rows)]
+    return "\n".join(lines) + "\n"
+
+
+def _gold(cases: Mapping[str, Case], row: Mapping[str, Any]) -> tuple[GoldRef, ...]:
+    case = cases.get(str(row["qid"]))
+    return case.gold if case else ()
+
+
+def _retrieval_section(rows: Sequence[Mapping[str, Any]], cases: Mapping[str, Case]) -> list[str]:
+    scored = [r for r in rows if r.get("stratum") in MUST_ANSWER and _gold(cases, r)]
+    lines = [
+        "## Retrieval (must-answer cases with gold)",
+        "",
+        "Ranked list = the reranked candidates before the relevance cut (`ranked` in each row).",
+        "",
+        "| level | n | recall@1 | recall@5 | recall@10 | MRR |",
+        "|---|---|---|---|---|---|",
+    ]
+    for level in ("section", "document"):
+        s = retrieval_scores([(_gold(cases, r), ranked_of(r)) for r in scored], level)
+        lines.append(
+            f"| {level} | {s.n} | {s.recall[1]:.2f} | {s.recall[5]:.2f} | {s.recall[10]:.2f} "
+            f"| {s.mrr:.2f} |"
+        )
+    precisions = [
+        p
+        for r in scored
+        if (p := context_precision(_gold(cases, r), ranked_of(r, "retrieved"))) is not None
+    ]
+    mean = sum(precisions) / len(precisions) if precisions else 0.0
+    lines += [
+        "",
+        f"Context precision (share of passages sent to the model that are gold): "
+        f"{mean:.2f} over {len(precisions)} cases that sent passages.",
+    ]
+    return lines
+
+
+def _safety_section(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    leaking = [r for r in rows if r.get("leaks")]
+    answered = [r for r in rows if r.get("outcome") == "answered"]
+    checks = [check_citations(r) for r in answered]
+    citations = sum(c.citations for c in checks)
+    not_retrieved = sum(len(c.not_retrieved) for c in checks)
+    figs = sum(c.figures for c in checks)
+    unsupported = sum(len(c.unsupported_figures) for c in checks)
+    cited = Rate(sum(c.citations > 0 for c in checks), len(checks))
+    lines = [
+        "## Leaks and citations",
+        "",
+        "| check | result |",
+        "|---|---|",
+        f"| cases leaking text above the asker's level (must be 0) | {len(leaking)} |",
+        f"| answers with at least one citation | {cited} |",
+        f"| cited ids not among the retrieved | {not_retrieved} of {citations} |",
+        f"| figures in answers absent from the cited text | {unsupported} of {figs} |",
+    ]
+    for r in leaking:
+        lines.append(f"| leak in {r['qid']} | {'; '.join(r['leaks'])} |")
+    return lines
+
+
+def _latency_section(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    timings = [
+        {**(r.get("timings_ms") or {}), "total (wall)": float(r.get("latency_ms") or 0.0)}
+        for r in rows
+    ]
+    lines = ["## Latency (ms)", "", "| stage | p50 | p95 | n |", "|---|---|---|---|"]
+    for stage, (p50, p95, n) in latency_table(timings).items():
+        lines.append(f"| {stage} | {p50:.1f} | {p95:.1f} | {n} |")
+    return lines
+
+
+def _failures_section(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    lines = ["## Cases not correct", "", "| qid | stratum | column | why |", "|---|---|---|---|"]
+    bad = [r for r in rows if r["grade"]["column"] != "correct"]
+    for r in sorted(bad, key=lambda r: (r["grade"]["column"], str(r["qid"]))):
+        reason = str(r["grade"].get("reason", "")).replace("|", "\\|")
+        lines.append(f"| {r['qid']} | {r['stratum']} | {r['grade']['column']} | {reason} |")
+    if not bad:
+        lines.append("| – | – | – | every case is correct |")
+    return lines

@@ -1,0 +1,234 @@
+"""One question, end to end: retrieve → gate → render → generate → check → trace.
+
+Permissions: the searcher filters inside its queries; the ``Asker`` checks every hit and
+cut candidate again with ``docent.access.visible`` and drops any the principal may not read
+(recorded as a failed ``permission_recheck``), so no prompt, answer, handoff or trace can
+carry text from above the asker's level even if a searcher is wrong.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from docent.access import DEFAULT_LEVELS, visible
+from docent.contracts import (
+    Ambiguous,
+    Answered,
+    Declined,
+    Hit,
+    InsufficientEvidence,
+    Outcome,
+    Principal,
+)
+from docent.errors import InvalidInput
+from generate.checks import CheckResult, gate, verify
+from generate.outcomes import citation_to_dict
+from generate.protocols import Generation, Generator, SearcherLike
+from generate.trace import save_trace
+from render.budget import TokenCounter
+from render.prompt import RenderedPrompt, render
+from render.tokens import count_tokens as default_count_tokens
+
+MAX_QUESTION_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class Handoff:
+    """Who to ask when the documents do not answer: the owner of the closest document the
+    asker may read (the top hit, else the best candidate below the relevance cut)."""
+
+    owner: str
+    source: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"owner": self.owner, "source": self.source}
+
+
+@dataclass(frozen=True)
+class AskResult:
+    trace_id: str
+    question: str
+    principal: Principal
+    outcome: Outcome
+    hits: tuple[Hit, ...]
+    cut: tuple[Hit, ...]
+    prompt: RenderedPrompt | None
+    generation: Generation | None
+    checks: tuple[CheckResult, ...]
+    timings_ms: Mapping[str, float]
+    index_version: int
+    handoff: Handoff | None
+    backend: str
+    stages: Mapping[str, tuple[str, ...]]
+    levels: tuple[str, ...] = DEFAULT_LEVELS
+
+
+class Asker:
+    def __init__(
+        self,
+        searcher: SearcherLike,
+        generator: Generator,
+        sessions: sessionmaker[Session] | None,
+        *,
+        budget_tokens: int,
+        levels: Sequence[str] = DEFAULT_LEVELS,
+        default_owner: str = "docs-team",
+        count_tokens: TokenCounter = default_count_tokens,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        if budget_tokens < 1:
+            raise ValueError(f"budget_tokens must be at least 1, got {budget_tokens}")
+        if not levels:
+            raise ValueError("levels must name at least one access level")
+        self.searcher = searcher
+        self.generator = generator
+        self.sessions = sessions
+        self.budget_tokens = budget_tokens
+        self.levels = tuple(levels)
+        self.default_owner = default_owner
+        self.count_tokens = count_tokens
+        self._clock = clock
+
+    def ask(
+        self,
+        question: str,
+        principal: Principal,
+        *,
+        exclude_chunk_ids: Sequence[str] = (),
+        threshold: float | None = None,
+    ) -> AskResult:
+        question = question.strip()
+        if not question:
+            raise InvalidInput("question must not be empty")
+        if len(question) > MAX_QUESTION_CHARS:
+            raise InvalidInput(f"question is longer than {MAX_QUESTION_CHARS} characters")
+        timings: dict[str, float] = {}
+        started = self._clock()
+
+        mark = self._clock()
+        found = self.searcher.search(
+            question, principal, threshold=threshold, exclude_chunk_ids=tuple(exclude_chunk_ids)
+        )
+        timings["retrieval"] = _ms(self._clock() - mark)
+        for stage, ms in found.timings_ms.items():
+            timings[f"retrieval.{stage}"] = float(ms)
+
+        checks: list[CheckResult] = []
+        hits = self._readable(found.hits, principal)
+        cut = self._readable(found.cut, principal)
+        leaked = len(found.hits) + len(found.cut) - len(hits) - len(cut)
+        checks.append(
+            CheckResult(
+                "permission_recheck",
+                leaked == 0,
+                f"dropped {leaked} hit(s) the principal may not read" if leaked else "",
+            )
+        )
+
+        prompt: RenderedPrompt | None = None
+        generation: Generation | None = None
+        outcome: Outcome
+        gated = gate(hits)
+        if gated is not None:
+            outcome = gated
+            checks.append(CheckResult("gate", False, "no hit cleared the relevance threshold"))
+        else:
+            checks.append(CheckResult("gate", True))
+            mark = self._clock()
+            prompt = render(question, hits, self.budget_tokens, self.count_tokens)
+            timings["render"] = _ms(self._clock() - mark)
+            mark = self._clock()
+            generation = self.generator.generate(prompt, prompt.kept)
+            timings["generate"] = _ms(self._clock() - mark)
+            mark = self._clock()
+            outcome, verified = verify(generation.outcome, prompt)
+            checks.extend(verified)
+            timings["checks"] = _ms(self._clock() - mark)
+
+        result = AskResult(
+            trace_id=str(uuid.uuid4()),
+            question=question,
+            principal=principal,
+            outcome=outcome,
+            hits=hits,
+            cut=cut,
+            prompt=prompt,
+            generation=generation,
+            checks=tuple(checks),
+            timings_ms=timings,
+            index_version=found.index_version,
+            handoff=None if isinstance(outcome, Answered) else self._handoff(hits, cut),
+            backend=self.generator.backend,
+            stages={name: tuple(ids) for name, ids in found.stages.items()},
+            levels=self.levels,
+        )
+        if self.sessions is not None:
+            mark = self._clock()
+            timings["total"] = _ms(mark - started)
+            save_trace(self.sessions, result)
+            timings["trace"] = _ms(self._clock() - mark)
+        else:
+            timings["total"] = _ms(self._clock() - started)
+        return result
+
+    def _readable(self, hits: Sequence[Hit], principal: Principal) -> tuple[Hit, ...]:
+        return tuple(
+            hit
+            for hit in hits
+            if visible(principal, hit.chunk.access_level, hit.chunk.groups, self.levels)
+        )
+
+    def _handoff(self, hits: Sequence[Hit], cut: Sequence[Hit]) -> Handoff:
+        closest = min(hits, key=lambda h: h.rank) if hits else (cut[0] if cut else None)
+        if closest is None:
+            return Handoff(self.default_owner, None)
+        return Handoff(closest.chunk.owner or self.default_owner, closest.chunk.source)
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000.0, 3)
+
+
+def ask_json(result: AskResult) -> dict[str, Any]:
+    """The ``ask --json`` / ``POST /api/ask`` shape (DESIGN "Interfaces"); absent fields null."""
+    outcome = result.outcome
+    body: dict[str, Any] = {
+        "outcome": outcome.kind,
+        "answer": None,
+        "citations": None,
+        "missing": None,
+        "readings": None,
+        "clarifying_question": None,
+        "reason_code": None,
+        "handoff": result.handoff.to_dict() if result.handoff else None,
+        "retrieved": [
+            {
+                "id": hit.chunk.chunk_id,
+                "source": hit.chunk.source,
+                "heading_path": list(hit.chunk.heading_path),
+                "rank": hit.rank,
+                "score": hit.score,
+                "text": hit.chunk.text,
+            }
+            for hit in sorted(result.hits, key=lambda h: h.rank)
+        ],
+        "trace_id": result.trace_id,
+    }
+    match outcome:
+        case Answered(answer=answer, citations=citations):
+            body["answer"] = answer
+            body["citations"] = [citation_to_dict(c) for c in citations]
+        case InsufficientEvidence(missing=missing):
+            body["missing"] = missing
+        case Ambiguous(readings=readings, clarifying_question=question):
+            body["readings"] = list(readings)
+            body["clarifying_question"] = question
+        case Declined(reason_code=code):
+            body["reason_code"] = code
+    return body

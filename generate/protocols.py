@@ -1,0 +1,84 @@
+"""The seams of the answer stage: what it needs from retrieval, and what a backend provides.
+
+``SearcherLike`` is the retrieval stage's ``Searcher.search`` contract written down here, so
+``generate`` does not import ``retrieval`` and tests can pass any real implementation of it
+(``generate.testing.FixedSearcher``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from docent.contracts import Hit, Outcome, Principal
+from render.prompt import RenderedPrompt
+
+
+class SearchResultLike(Protocol):
+    @property
+    def hits(self) -> tuple[Hit, ...]: ...
+
+    @property
+    def cut(self) -> tuple[Hit, ...]: ...
+
+    @property
+    def index_version(self) -> int: ...
+
+    @property
+    def timings_ms(self) -> Mapping[str, float]: ...
+
+    @property
+    def stages(self) -> Mapping[str, tuple[str, ...]]: ...
+
+
+class SearcherLike(Protocol):
+    def search(
+        self,
+        query: str,
+        principal: Principal,
+        *,
+        top_k: int | None = None,
+        threshold: float | None = None,
+        include_pending: bool | None = None,
+        exclude_chunk_ids: Sequence[str] = (),
+    ) -> SearchResultLike: ...
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens the backend reported (zero for backends that do not call a model)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    calls: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.total_tokens + other.total_tokens,
+            self.calls + other.calls,
+        )
+
+
+@dataclass(frozen=True)
+class Generation:
+    """A backend's parsed outcome (before the checks) and what produced it."""
+
+    outcome: Outcome
+    raw_output: str
+    model: str
+    usage: Usage = Usage()
+    notes: tuple[str, ...] = ()
+
+
+class Generator(Protocol):
+    """Turns a rendered prompt into an outcome. ``hits`` are the hits the prompt shows
+    (``prompt.kept``: rank order, text as shown); a backend may cite only their ids."""
+
+    @property
+    def backend(self) -> str: ...
+
+    def generate(self, prompt: RenderedPrompt, hits: Sequence[Hit]) -> Generation: ...

@@ -1,0 +1,63 @@
+"""Faults ingest reports. Every per-file error names the file and the reason in plain words.
+
+    DocentError
+    └── IngestError                      ingest went wrong in a way that is not one file's fault
+    InvalidInput
+    └── IngestFileError                  one file cannot be ingested: "<source>: <reason>"
+        ├── UnsupportedFile              the extension is not one we read
+        ├── CorruptFile                  the bytes are not a readable document of that type
+        ├── EncryptedFile                a password protects the content
+        ├── EmptyDocument                no text: zero bytes, only whitespace, or nothing extracted
+        ├── TooLarge                     over the configured size limit
+        └── BadMetadata                  a metadata field (``field``) has a value we cannot use
+"""
+
+from __future__ import annotations
+
+from docent.errors import DocentError, InvalidInput
+
+
+class IngestError(DocentError):
+    code = "ingest_error"
+
+
+class IngestFileError(InvalidInput):
+    """One file could not be ingested. The message is ``"<source>: <reason>"``; the reason
+    describes the problem, never the document's text (errors reach people without clearance)."""
+
+    code = "ingest_file_error"
+
+    def __init__(self, source: str, reason: str) -> None:
+        super().__init__(f"{source}: {reason}")
+        self.source = source
+        self.reason = reason
+
+
+class UnsupportedFile(IngestFileError):
+    code = "unsupported_file"
+
+
+class CorruptFile(IngestFileError):
+    code = "corrupt_file"
+
+
+class EncryptedFile(IngestFileError):
+    code = "encrypted_file"
+
+
+class EmptyDocument(IngestFileError):
+    code = "empty_document"
+
+
+class TooLarge(IngestFileError):
+    code = "too_large"
+
+
+class BadMetadata(IngestFileError):
+    """``field`` names the metadata field at fault (``"manifest"`` for the manifest's shape)."""
+
+    code = "bad_metadata"
+
+    def __init__(self, source: str, field: str, reason: str) -> None:
+        super().__init__(source, reason)
+        self.field = field

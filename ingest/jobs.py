@@ -1,0 +1,319 @@
+"""Ingest jobs over the ``jobs`` and ``job_files`` tables: planning which files a job holds,
+each file's state, progress, chunk count, error and timing, and the job's own state.
+
+A job goes ``queued -> running -> succeeded | failed`` (or ``cancelled`` while queued); a
+file goes ``pending -> running -> indexed | unchanged | failed`` (or ``cancelled``). A job
+fails when any of its files failed; the files that went in stay in.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from docent.db.models import Job, JobFile, utcnow
+from docent.db.state import index_version
+from docent.errors import Conflict, NotFound
+from ingest.errors import IngestFileError, TooLarge, UnsupportedFile
+
+FILE_DONE = frozenset({"indexed", "unchanged", "failed", "cancelled"})
+FILE_OK = frozenset({"indexed", "unchanged"})
+JOB_DONE = frozenset({"succeeded", "failed", "cancelled"})
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    """One file a job will ingest, or a file already known to be unusable (``error`` holds
+    the reason, without the source, which sits beside it)."""
+
+    source: str
+    path: Path
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class FileTask:
+    """What a worker needs to ingest one file (read from its ``job_files`` row)."""
+
+    job_file_id: int
+    job_id: str
+    kind: str
+    source: str
+    path: Path
+    params: Mapping[str, Any]
+
+
+def _base_folder(given: Path, root: Path | None, manifest: Path | None) -> Path:
+    """The folder a file's ``source`` is relative to: the root if given, else the manifest's
+    folder when the file is under it (so manifest rows match), else the folder given."""
+    if root is not None:
+        return root.resolve()
+    resolved = given.resolve()
+    if manifest is not None:
+        manifest_dir = manifest.resolve().parent
+        if resolved.is_relative_to(manifest_dir):
+            return manifest_dir
+    return resolved if resolved.is_dir() else resolved.parent
+
+
+def _is_hidden(path: Path, base: Path) -> bool:
+    return any(part.startswith(".") for part in path.relative_to(base).parts)
+
+
+def plan_files(
+    paths: Sequence[Path],
+    *,
+    root: Path | None,
+    manifest: Path | None,
+    allowed_extensions: Iterable[str],
+    max_bytes: int,
+) -> list[PlannedFile]:
+    """Expand folders recursively to files with an allowed extension and name each file by
+    its ``source``. Files we can already tell are unusable carry their error; the rest go on.
+    The same source named twice is planned once."""
+    allowed = {ext.lower() for ext in allowed_extensions}
+    planned: dict[str, PlannedFile] = {}
+
+    def add(file: Path, base: Path) -> None:
+        resolved = file.resolve()
+        if not resolved.is_relative_to(base):
+            source = file.name
+            planned.setdefault(
+                source,
+                PlannedFile(source, resolved, f"is not under the root folder {base}"),
+            )
+            return
+        source = resolved.relative_to(base).as_posix()
+        planned.setdefault(source, PlannedFile(source, resolved, _precheck(file, source)))
+
+    def _precheck(file: Path, source: str) -> str | None:
+        error: IngestFileError | None = None
+        if not file.exists():
+            error = IngestFileError(source, "no such file")
+        elif file.suffix.lower() not in allowed:
+            kind = file.suffix.lower() or "(no extension)"
+            error = UnsupportedFile(
+                source, f"unsupported file type {kind}; allowed: {', '.join(sorted(allowed))}"
+            )
+        elif file.stat().st_size > max_bytes:
+            size_mb = file.stat().st_size / 2**20
+            error = TooLarge(
+                source, f"file is {size_mb:.1f} MiB, over the limit of {max_bytes / 2**20:g} MiB"
+            )
+        return error.reason if error else None
+
+    for given in paths:
+        base = _base_folder(given, root, manifest)
+        if given.is_dir():
+            for file in sorted(given.rglob("*")):
+                if (
+                    file.is_file()
+                    and file.suffix.lower() in allowed
+                    and not _is_hidden(file, given)
+                ):
+                    add(file, base)
+        else:
+            add(given, base)
+    return sorted(planned.values(), key=lambda p: p.source)
+
+
+# --- rows ---------------------------------------------------------------------------------
+def create_job(
+    session: Session,
+    files: Sequence[PlannedFile],
+    *,
+    kind: str,
+    params: Mapping[str, Any],
+    created_by: str | None,
+) -> str:
+    job_id = str(uuid.uuid4())
+    session.add(Job(id=job_id, kind=kind, state="queued", created_by=created_by, params=params))
+    session.flush()
+    now = utcnow()
+    for planned in files:
+        failed = planned.error is not None
+        session.add(
+            JobFile(
+                job_id=job_id,
+                source=planned.source,
+                path=str(planned.path),
+                state="failed" if failed else "pending",
+                progress=1.0 if failed else 0.0,
+                error=planned.error,
+                finished_at=now if failed else None,
+                seconds=0.0 if failed else None,
+            )
+        )
+    return job_id
+
+
+def get_job(session: Session, job_id: str) -> Job:
+    job = session.get(Job, job_id)
+    if job is None:
+        raise NotFound(f"no ingest job {job_id!r}")
+    return job
+
+
+def job_files(session: Session, job_id: str) -> list[JobFile]:
+    return list(
+        session.scalars(select(JobFile).where(JobFile.job_id == job_id).order_by(JobFile.id))
+    )
+
+
+def batch_sources(session: Session, job_id: str) -> set[str]:
+    """Sources named by a job (its batch), except files already known to be unusable."""
+    rows = session.execute(
+        select(JobFile.source, JobFile.state, JobFile.started_at).where(JobFile.job_id == job_id)
+    )
+    return {src for src, state, started in rows if not (state == "failed" and started is None)}
+
+
+def claim_file(session: Session, job_file_id: int) -> FileTask | None:
+    """Mark a file running (a redelivered file that was running is taken again) and its
+    job running. ``None`` when the file is already done or its job was cancelled."""
+    row = session.get(JobFile, job_file_id)
+    if row is None:
+        raise NotFound(f"no ingest job file {job_file_id}")
+    job = get_job(session, row.job_id)
+    if row.state in FILE_DONE or job.state == "cancelled":
+        return None
+    now = utcnow()
+    row.state, row.progress, row.error = "running", 0.0, None
+    row.attempts += 1
+    row.started_at = now
+    if job.state == "queued":
+        job.state, job.started_at = "running", now
+    return FileTask(
+        job_file_id=row.id,
+        job_id=job.id,
+        kind=job.kind,
+        source=row.source,
+        path=Path(row.path),
+        params=dict(job.params or {}),
+    )
+
+
+def set_progress(session: Session, job_file_id: int, progress: float) -> None:
+    session.execute(
+        update(JobFile)
+        .where(JobFile.id == job_file_id, JobFile.state == "running")
+        .values(progress=progress)
+    )
+
+
+def finish_file(
+    session: Session, job_file_id: int, *, state: str, chunks: int = 0, error: str | None = None
+) -> None:
+    row = session.get(JobFile, job_file_id)
+    if row is None:
+        raise NotFound(f"no ingest job file {job_file_id}")
+    now = utcnow()
+    row.state, row.progress, row.chunks, row.error = state, 1.0, chunks, error
+    row.finished_at = now
+    started = row.started_at
+    if started is not None:
+        if started.tzinfo is None:  # SQLite hands back naive datetimes
+            started = started.replace(tzinfo=UTC)
+        row.seconds = round((now - started).total_seconds(), 3)
+
+
+def finish_job_if_done(session: Session, job_id: str) -> str | None:
+    """Give the job its final state once no file is left to do; return it (or ``None``)."""
+    job = get_job(session, job_id)
+    if job.state in JOB_DONE:
+        return job.state
+    files = job_files(session, job_id)
+    if any(f.state not in FILE_DONE for f in files):
+        return None
+    failed = [f for f in files if f.state == "failed"]
+    job.state = "failed" if failed else "succeeded"
+    job.error = f"{len(failed)} of {len(files)} files failed" if failed else None
+    job.started_at = job.started_at or utcnow()
+    job.finished_at = utcnow()
+    return job.state
+
+
+def cancel_job(session: Session, job_id: str) -> None:
+    job = get_job(session, job_id)
+    if job.state != "queued":
+        raise Conflict(f"job {job_id} is {job.state}; only a queued job can be cancelled")
+    job.state, job.finished_at = "cancelled", utcnow()
+    for row in job_files(session, job_id):
+        if row.state == "pending":
+            row.state = "cancelled"
+
+
+def requeue_failed(session: Session, job_id: str) -> list[int]:
+    """Put a finished job's failed files back to pending; return their ids."""
+    job = get_job(session, job_id)
+    if job.state != "failed":
+        raise Conflict(f"job {job_id} is {job.state}; only a failed job can be retried")
+    ids = []
+    for row in job_files(session, job_id):
+        if row.state == "failed":
+            row.state, row.progress, row.error, row.finished_at = "pending", 0.0, None, None
+            ids.append(row.id)
+    job.state, job.error, job.finished_at = "queued", None, None
+    return ids
+
+
+def pending_file_ids(session: Session, job_id: str) -> list[int]:
+    """Files still to do: pending, or running when a worker died under them."""
+    return [f.id for f in job_files(session, job_id) if f.state not in FILE_DONE]
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def status_of(session: Session, job_id: str) -> dict[str, Any]:
+    """The job as the API and CLI show it. Errors are reasons, never document text."""
+    job = get_job(session, job_id)
+    files = job_files(session, job_id)
+    counts: dict[str, int] = {}
+    for f in files:
+        counts[f.state] = counts.get(f.state, 0) + 1
+    ok = [f for f in files if f.state in FILE_OK]
+    done = sum(1 for f in files if f.state in FILE_DONE)
+    progress = sum(1.0 if f.state in FILE_DONE else f.progress for f in files)
+    return {
+        "job_id": job.id,
+        "kind": job.kind,
+        "state": job.state,
+        "created_by": job.created_by,
+        "created_at": _iso(job.created_at),
+        "started_at": _iso(job.started_at),
+        "finished_at": _iso(job.finished_at),
+        "error": job.error,
+        "files_total": len(files),
+        "files_done": done,
+        "progress": round(progress / len(files), 4) if files else 1.0,
+        "counts": counts,
+        "documents": len(ok),
+        "chunks": sum(f.chunks for f in ok),
+        "skipped": counts.get("unchanged", 0),
+        "errors": [
+            {"source": f.source, "reason": f.error or "failed"} for f in files if f.state == "failed"
+        ],
+        "files": [
+            {
+                "id": f.id,
+                "source": f.source,
+                "state": f.state,
+                "progress": f.progress,
+                "chunks": f.chunks,
+                "error": f.error,
+                "attempts": f.attempts,
+                "seconds": f.seconds,
+            }
+            for f in files
+        ],
+        "index_version": index_version(session),
+    }

@@ -1,0 +1,296 @@
+"""The document registry: one ``documents`` row per source, kept in step with the chunks in
+Qdrant, and the only code that changes what is indexed.
+
+Every change (new or changed document, metadata re-mark, supersession, retirement) happens
+inside one DB transaction that first bumps ``index_version``: the bump takes the
+``index_state`` row lock (PostgreSQL) or the write lock (SQLite), so concurrent workers
+apply their changes one at a time and each sees the others' committed rows. The Qdrant
+writes run inside that transaction and before its commit: if they fail, nothing is
+recorded and the version does not move; if the process dies after them, the registry
+still names the old content and the retried task rewrites the same point ids.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from docent.contracts import Chunk, DocumentMeta
+from docent.db.models import Document, utcnow
+from docent.db.session import session_scope
+from docent.db.state import bump_index_version
+from docent.errors import NotFound
+from ingest.metadata import with_metadata
+from ingest.vector_store import QdrantIndex
+
+Change = Literal["unchanged", "metadata", "content"]
+
+# Payload fields that describe the whole document: a metadata-only change rewrites these in
+# place on every chunk of the document (``set_payload``), without re-embedding.
+DOCUMENT_FIELDS = (
+    "doc_id",
+    "effective_date",
+    "superseded_by",
+    "status",
+    "access_level",
+    "groups",
+    "owner",
+    "doc_type",
+    "title",
+    "index_version",
+)
+
+
+def meta_hash(meta: DocumentMeta) -> str:
+    """A stable hash of everything we know about a document besides its chunks."""
+    fields = asdict(meta)
+    fields["effective_date"] = meta.effective_date.isoformat() if meta.effective_date else None
+    fields["supersedes"] = sorted(meta.supersedes)
+    fields["groups"] = sorted(meta.groups)
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
+
+
+def chunks_hash(chunks: Sequence[Chunk]) -> str:
+    """A stable hash of what gets embedded and shown: a document whose chunks hash the same
+    needs no new vectors, whatever its bytes or settings were."""
+    digest = hashlib.sha256()
+    for chunk in chunks:
+        record = [
+            chunk.chunk_id,
+            list(chunk.heading_path),
+            chunk.kind,
+            chunk.text,
+            chunk.embed_text,
+            list(chunk.sentences),
+        ]
+        digest.update(json.dumps(record).encode())
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
+def meta_from_row(row: Document) -> DocumentMeta:
+    return DocumentMeta(
+        source=row.source,
+        doc_id=row.doc_id,
+        title=row.title,
+        effective_date=row.effective_date,
+        superseded_by=row.superseded_by,
+        supersedes=tuple(row.supersedes or ()),
+        access_level=row.access_level,
+        groups=tuple(row.groups or ()),
+        owner=row.owner,
+        doc_type=row.doc_type,
+        status=row.status,  # type: ignore[arg-type]
+    )
+
+
+@dataclass(frozen=True)
+class Embedded:
+    """A document's chunk vectors and, per chunk, its sentence vectors (rows in the order of
+    ``chunk.sentences``)."""
+
+    chunk_vectors: NDArray[np.float32]
+    sentence_vectors: tuple[NDArray[np.float32], ...]
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    change: Change
+    chunks: int
+    index_version: int | None  # the version this write made, None when nothing changed
+
+
+class _NeedsVectors(Exception):
+    """Raised inside a write transaction that turns out to need vectors it was not given."""
+
+
+class Registry:
+    def __init__(self, sessions: sessionmaker[Session], index: Callable[[], QdrantIndex]) -> None:
+        self._sessions = sessions
+        self._index = index  # a provider: the CLI reads the registry without opening Qdrant
+
+    # --- reads ---------------------------------------------------------------------------
+    def get(self, source: str) -> Document | None:
+        with session_scope(self._sessions) as session:
+            return _row(session, source)
+
+    def live(self) -> list[Document]:
+        with session_scope(self._sessions) as session:
+            rows = session.scalars(
+                select(Document).where(Document.retired.is_(False)).order_by(Document.source)
+            )
+            return list(rows)
+
+    def live_sources(self) -> set[str]:
+        with session_scope(self._sessions) as session:
+            return set(session.scalars(select(Document.source).where(Document.retired.is_(False))))
+
+    def effective(self, meta: DocumentMeta) -> DocumentMeta:
+        with session_scope(self._sessions) as session:
+            return _effective(session, meta)
+
+    def classify(self, meta: DocumentMeta, chunks: Sequence[Chunk], force: bool = False) -> Change:
+        """What writing this document would change, judged against the registry now."""
+        with session_scope(self._sessions) as session:
+            return _classify(_row(session, meta.source), _effective(session, meta), chunks, force)
+
+    # --- writes --------------------------------------------------------------------------
+    def write(
+        self,
+        meta: DocumentMeta,
+        chunks: Sequence[Chunk],
+        embedded: Embedded | None,
+        *,
+        force: bool = False,
+    ) -> WriteResult:
+        """Bring the index and the registry to this document, changing only what differs.
+
+        ``embedded`` may be ``None`` when the caller judged that only metadata changed; if
+        under the lock the content turns out changed after all, this raises ``LookupError``
+        so the caller embeds and calls again."""
+        if not chunks:
+            raise ValueError("a document to write has at least one chunk")
+        try:
+            with session_scope(self._sessions) as session:
+                version = bump_index_version(session)
+                row = _row(session, meta.source)
+                eff = _effective(session, meta)
+                change = _classify(row, eff, chunks, force)
+                if change == "unchanged":
+                    raise _Unchanged
+                if change == "content" and embedded is None:
+                    raise _NeedsVectors
+                marked = with_metadata(list(chunks), eff, version)
+                index = self._index()
+                if change == "content":
+                    assert embedded is not None
+                    index.upsert(marked, embedded.chunk_vectors, list(embedded.sentence_vectors))
+                    new_ids = {c.chunk_id for c in marked}
+                    stale = [c.chunk_id for c in index.chunks_of(meta.source)]
+                    index.delete_ids([cid for cid in stale if cid not in new_ids])
+                else:
+                    payload = marked[0].to_payload()
+                    index.set_payload(meta.source, {k: payload[k] for k in DOCUMENT_FIELDS})
+                _record(session, row, eff, marked, chunks_hash(chunks))
+                self._supersede_predecessors(session, index, eff, version)
+                return WriteResult(change, len(marked), version)
+        except _Unchanged:
+            return WriteResult("unchanged", len(chunks), None)
+        except _NeedsVectors:
+            raise LookupError(f"{meta.source}: content changed; embed it and write again") from None
+
+    def retire(self, source: str) -> int:
+        """Remove a document's chunks from the index and mark it retired; return the new
+        index version. Its row stays, so a later ingest of the same source brings it back."""
+        with session_scope(self._sessions) as session:
+            version = bump_index_version(session)
+            row = _row(session, source)
+            if row is None or row.retired:
+                raise NotFound(f"no indexed document {source!r}")
+            self._index().delete_source(source)
+            row.retired, row.chunk_count, row.chunk_ids = True, 0, []
+            row.version += 1
+            row.updated_at = utcnow()
+            return version
+
+    def _supersede_predecessors(
+        self, session: Session, index: QdrantIndex, meta: DocumentMeta, version: int
+    ) -> None:
+        """Re-mark in place the chunks of every live document this one declares it supersedes
+        (the other order, a predecessor arriving after, is handled by ``_effective``)."""
+        for source in meta.supersedes:
+            row = _row(session, source)
+            if row is None or row.retired:
+                continue
+            if row.status == "superseded" and row.superseded_by == meta.source:
+                continue
+            index.set_payload(
+                source,
+                {"status": "superseded", "superseded_by": meta.source, "index_version": version},
+            )
+            old = meta_from_row(row)
+            new = replace(old, status="superseded", superseded_by=meta.source)
+            row.status, row.superseded_by = new.status, new.superseded_by
+            row.meta_hash = meta_hash(new)
+            row.version += 1
+            row.updated_at = utcnow()
+
+
+class _Unchanged(Exception):
+    pass
+
+
+def _row(session: Session, source: str) -> Document | None:
+    return session.scalars(select(Document).where(Document.source == source)).first()
+
+
+def successor_declaring(session: Session, source: str) -> str | None:
+    """The live document that declares it supersedes ``source``, if any (the earliest source
+    name wins when several do, so the answer does not depend on arrival order)."""
+    rows = session.execute(
+        select(Document.source, Document.supersedes).where(Document.retired.is_(False))
+    )
+    found = sorted(src for src, sup in rows if source in (sup or ()) and src != source)
+    return found[0] if found else None
+
+
+def _effective(session: Session, meta: DocumentMeta) -> DocumentMeta:
+    """The document's own metadata, plus being superseded by a live document that says so."""
+    if meta.superseded_by:
+        return meta
+    successor = successor_declaring(session, meta.source)
+    if successor is None:
+        return meta
+    return replace(meta, superseded_by=successor, status="superseded")
+
+
+def _classify(
+    row: Document | None, meta: DocumentMeta, chunks: Sequence[Chunk], force: bool
+) -> Change:
+    if row is None or row.retired or force or row.content_hash != chunks_hash(chunks):
+        return "content"
+    if row.meta_hash != meta_hash(meta):
+        return "metadata"
+    return "unchanged"
+
+
+def _record(
+    session: Session,
+    row: Document | None,
+    meta: DocumentMeta,
+    chunks: Sequence[Chunk],
+    content_hash: str,
+) -> None:
+    fields: dict[str, Any] = {
+        "doc_id": meta.doc_id,
+        "title": meta.title,
+        "content_hash": content_hash,
+        "meta_hash": meta_hash(meta),
+        "effective_date": meta.effective_date,
+        "superseded_by": meta.superseded_by,
+        "supersedes": list(meta.supersedes),
+        "status": meta.status,
+        "access_level": meta.access_level,
+        "groups": list(meta.groups),
+        "owner": meta.owner,
+        "doc_type": meta.doc_type,
+        "chunk_count": len(chunks),
+        "chunk_ids": [c.chunk_id for c in chunks],
+        "retired": False,
+        "updated_at": utcnow(),
+    }
+    if row is None:
+        session.add(Document(source=meta.source, version=1, **fields))
+    else:
+        for key, value in fields.items():
+            setattr(row, key, value)
+        row.version += 1
+    session.flush()

@@ -1,0 +1,95 @@
+"""Celery on Redis: one task per file, carrying only the ``job_files`` id.
+
+Delivery is at-least-once by design: a task is acknowledged only after it finished
+(``acks_late``), a task whose worker child died is handed back to the queue at once
+(``task_reject_on_worker_lost``), and a task taken by a worker that vanished entirely comes
+back after the broker's ``visibility_timeout`` (set from ``broker_visibility_timeout_s``,
+never Redis's default hour). That is safe because ``Ingestor.run_file`` is idempotent:
+chunk ids, and so point ids, are stable, and the registry records a document only after
+its points are written. Transient faults (``Unavailable``: DB, Qdrant) are retried with
+exponential backoff; when the retries run out the file is marked failed.
+
+Each worker child builds its own ``Services`` once (``worker_process_init``); the parent
+process never opens Qdrant, which in local mode only one process may hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from celery import Celery, Task
+
+from docent.errors import ConfigError
+from docent.settings import Settings
+from ingest.pipeline import TRANSIENT
+
+if TYPE_CHECKING:
+    from docent.wiring import Services
+
+TASK_NAME = "docent.ingest_file"
+QUEUE = "docent-ingest"
+MAX_RETRIES = 6
+RETRY_BACKOFF_MAX_S = 300
+
+
+def make_celery(
+    settings: Settings,
+    *,
+    services: Callable[[], Services] | None = None,
+    eager: bool = False,
+) -> Celery:
+    """A Celery app on ``settings.broker_url`` with the ingest task registered.
+
+    ``services`` gives the task its ``Services`` (default: built from ``settings`` on first
+    use in this process). ``eager`` runs tasks in the calling process, for tests."""
+    if not settings.broker_url and not eager:
+        raise ConfigError("DOCENT_BROKER_URL is not set; without a broker ingest runs inline")
+    app = Celery("docent", broker=settings.broker_url or "memory://", set_as_current=False)
+    app.conf.update(
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        broker_transport_options={"visibility_timeout": settings.broker_visibility_timeout_s},
+        broker_connection_retry_on_startup=True,
+        task_default_queue=QUEUE,
+        task_ignore_result=True,
+        task_serializer="json",
+        accept_content=["json"],
+        worker_hijack_root_logger=False,
+        task_always_eager=eager,
+        task_eager_propagates=eager,
+        result_backend="cache+memory://" if eager else None,
+    )
+    holder: dict[str, Services] = {}
+
+    def current_services() -> Services:
+        if "services" not in holder:
+            if services is not None:
+                holder["services"] = services()
+            else:
+                from docent.wiring import Services
+
+                holder["services"] = Services(settings)
+        return holder["services"]
+
+    app.conf.docent_services = current_services  # the worker warms it at process start
+
+    @app.task(  # type: ignore[untyped-decorator]
+        name=TASK_NAME,
+        bind=True,
+        autoretry_for=TRANSIENT,
+        retry_backoff=2,
+        retry_backoff_max=RETRY_BACKOFF_MAX_S,
+        retry_jitter=True,
+        max_retries=MAX_RETRIES,
+    )
+    def ingest_file(self: Task, job_file_id: int) -> dict[str, Any]:
+        # On the last try a service that still does not answer fails the file, so the job
+        # settles instead of waiting forever for a task that will never run again.
+        last_try = self.request.retries >= MAX_RETRIES
+        ingestor = current_services().ingestor
+        result = ingestor.run_file(job_file_id, transient="fail" if last_try else "raise")
+        return {"job_file_id": job_file_id, "state": result.state, "chunks": result.chunks}
+
+    return app

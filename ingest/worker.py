@@ -1,0 +1,69 @@
+"""``docent worker``: a Celery worker that ingests files from the Redis queue."""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+from celery.signals import worker_process_init, worker_process_shutdown
+
+from docent.errors import ConfigError, DocentError
+from docent.settings import Settings
+from ingest.tasks import QUEUE, make_celery
+
+log = logging.getLogger(__name__)
+
+# A child loads the embedding model before it takes work; Celery's default 4 s wait for a
+# new child would kill it mid-load and start another, forever.
+CHILD_START_TIMEOUT_S = 300.0
+
+
+def default_concurrency(settings: Settings) -> int:
+    """One child in Qdrant local mode (one process owns the local folder), else one per core."""
+    return 1 if settings.qdrant_url is None else max(1, os.cpu_count() or 1)
+
+
+def run_worker(settings: Settings, *, concurrency: int | None, loglevel: str) -> None:
+    if not settings.broker_url:
+        raise ConfigError(
+            "docent worker needs a broker: set DOCENT_BROKER_URL (e.g. redis://127.0.0.1:6379/0)"
+        )
+    if concurrency is None:
+        concurrency = default_concurrency(settings)
+    if concurrency < 1:
+        raise ConfigError("--concurrency must be at least 1")
+    if settings.qdrant_url is None and concurrency != 1:
+        raise ConfigError(
+            f"Qdrant local mode ({settings.qdrant_path}) lets one process open the index: "
+            "use --concurrency 1, or set DOCENT_QDRANT_URL to a Qdrant server"
+        )
+    app = make_celery(settings)
+    app.conf.worker_proc_alive_timeout = CHILD_START_TIMEOUT_S
+
+    def warm(**_: Any) -> None:
+        # Built in the child, once: the model, the DB engine and the Qdrant client.
+        services = app.conf.docent_services()
+        try:
+            services.ingestor  # noqa: B018 - building it is the point
+            services.embedder  # noqa: B018
+            services.index  # noqa: B018
+        except DocentError as exc:  # tasks will retry; say why once, plainly
+            log.error("worker could not start its services: %s", exc.message)
+
+    def close(**_: Any) -> None:
+        app.conf.docent_services().close()
+
+    worker_process_init.connect(warm, weak=False)
+    worker_process_shutdown.connect(close, weak=False)
+    app.worker_main(
+        [
+            "worker",
+            f"--concurrency={concurrency}",
+            "--pool=prefork",
+            f"--loglevel={loglevel}",
+            f"--queues={QUEUE}",
+            "--without-gossip",
+            "--without-mingle",
+        ]
+    )

@@ -1,0 +1,73 @@
+"""The last two pure steps after the rerank: time ordering, then the relevance cut.
+
+Time: a superseded chunk never outranks a chunk of the document that supersedes it when
+both are present (the reranker alone would often prefer the archived copy: an older
+version usually says the same thing in nearly the same words). Pending chunks never get
+this far unless asked for; the permission filters keep them out of both legs.
+
+Cut: only hits whose rerank score clears the threshold are passed on, at most ``top_k``.
+No hit clearing it is an empty result, which the answer stage turns into an abstention.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+from dataclasses import replace
+
+from docent.contracts import Hit
+
+
+def supersession_order(hits: Sequence[Hit]) -> list[Hit]:
+    """Move each superseded hit below every present hit of its successor document, keeping
+    every other relative order (a stable topological sort). Ranks are renumbered."""
+    by_source: dict[str, list[int]] = {}
+    for i, hit in enumerate(hits):
+        by_source.setdefault(hit.chunk.source, []).append(i)
+    after: list[list[int]] = [[] for _ in hits]  # after[j]: hits that must follow j
+    waiting = [0] * len(hits)
+    for i, hit in enumerate(hits):
+        successor = hit.chunk.superseded_by
+        if not successor or successor == hit.chunk.source:
+            continue
+        for j in by_source.get(successor, ()):
+            after[j].append(i)
+            waiting[i] += 1
+    ready = [i for i in range(len(hits)) if waiting[i] == 0]
+    heapq.heapify(ready)
+    placed: list[int] = []
+    done = [False] * len(hits)
+    while len(placed) < len(hits):
+        if not ready:
+            # A supersession cycle (bad metadata): release the best-ranked one left.
+            heapq.heappush(ready, next(i for i in range(len(hits)) if not done[i]))
+        i = heapq.heappop(ready)
+        if done[i]:
+            continue
+        done[i] = True
+        placed.append(i)
+        for k in after[i]:
+            waiting[k] -= 1
+            if waiting[k] == 0 and not done[k]:
+                heapq.heappush(ready, k)
+    return [replace(hits[i], rank=rank) for rank, i in enumerate(placed, start=1)]
+
+
+def passes(hit: Hit, threshold: float) -> bool:
+    """A hit without a rerank score has not been judged relevant: it does not pass."""
+    return hit.rerank_score is not None and hit.rerank_score >= threshold
+
+
+def cut(hits: Sequence[Hit], threshold: float, top_k: int) -> tuple[list[Hit], list[Hit]]:
+    """``(kept, cut)``: kept = the first ``top_k`` hits, in order, that clear ``threshold``;
+    cut = every other candidate, in order (below the threshold, or beyond ``top_k``)."""
+    if top_k <= 0:
+        raise ValueError(f"top_k must be greater than 0, got {top_k}")
+    kept: list[Hit] = []
+    dropped: list[Hit] = []
+    for hit in hits:
+        if len(kept) < top_k and passes(hit, threshold):
+            kept.append(hit)
+        else:
+            dropped.append(hit)
+    return kept, dropped

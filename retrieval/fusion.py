@@ -1,0 +1,26 @@
+"""Reciprocal rank fusion (Cormack, Clarke & Büttcher, 2009): each ranking gives an id
+``1 / (k + rank)`` with 1-based ranks, and the sums decide the fused order. It needs no
+score calibration between legs, which BM25 scores and cosines do not share."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def rrf(rankings: Sequence[Sequence[str]], k: int = 60) -> list[tuple[str, float]]:
+    """Fused ``(id, score)`` pairs, best first. An id repeated within one ranking counts at
+    its first (best) position only. Ties keep the order in which ids were first seen
+    (earlier rankings first), so the result is deterministic."""
+    if k < 0:
+        raise ValueError(f"rrf k must be 0 or more, got {k}")
+    scores: dict[str, float] = {}
+    first_seen: dict[str, int] = {}
+    for ranking in rankings:
+        seen_here: set[str] = set()
+        for rank, item in enumerate(ranking, start=1):
+            if item in seen_here:
+                continue
+            seen_here.add(item)
+            first_seen.setdefault(item, len(first_seen))
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    return sorted(scores.items(), key=lambda pair: (-pair[1], first_seen[pair[0]]))

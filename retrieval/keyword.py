@@ -1,0 +1,257 @@
+"""The keyword leg: BM25 (rank-bm25) over every chunk's heading path and text, built from
+the vector store's payloads so both legs see the same chunks.
+
+The index is static, so it is keyed by the database's ``index_version``: a snapshot per
+version, persisted as ``<data_dir>/keyword/<collection>-v<version>.pkl``, reloaded from
+that file or rebuilt from Qdrant when the version moves. A long-lived searcher calls
+``refresh(version)`` before each query and so sees new ingests without a restart.
+
+Permissions: the caller's mask zeroes the scores of chunks the asker may not see *before*
+the top-k is taken; chunks that share no term with the query (score 0) are never hits.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import pickle
+import tempfile
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from rank_bm25 import BM25Okapi
+
+from docent.contracts import Chunk
+from ingest.vector_store import QdrantIndex
+from retrieval.errors import KeywordIndexError
+from retrieval.tokenize import tokenize
+
+log = logging.getLogger(__name__)
+
+# Bump when the tokeniser or the indexed text changes: older files are then rebuilt.
+FORMAT_VERSION = 1
+
+
+class LuceneBM25(BM25Okapi):  # type: ignore[misc]  # rank-bm25 ships no types
+    """BM25Okapi with Lucene's always-positive idf, ``log(1 + (N - n + 0.5) / (n + 0.5))``
+    (Okapi's idf goes negative for terms in over half the chunks, which in a small corpus
+    can sink an exact match), scored from postings instead of a scan of every chunk."""
+
+    def __init__(self, corpus: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75):
+        super().__init__([list(doc) for doc in corpus], k1=k1, b=b)
+        postings: dict[str, tuple[list[int], list[int]]] = {}
+        for index, freqs in enumerate(self.doc_freqs):
+            for term, tf in freqs.items():
+                docs, tfs = postings.setdefault(term, ([], []))
+                docs.append(index)
+                tfs.append(tf)
+        self._postings = {
+            term: (np.asarray(docs, dtype=np.int64), np.asarray(tfs, dtype=np.float64))
+            for term, (docs, tfs) in postings.items()
+        }
+        self._length_norm = self.k1 * (
+            1 - self.b + self.b * np.asarray(self.doc_len, dtype=np.float64) / self.avgdl
+        )
+
+    def _calc_idf(self, nd: dict[str, int]) -> None:
+        for word, freq in nd.items():
+            self.idf[word] = math.log(1.0 + (self.corpus_size - freq + 0.5) / (freq + 0.5))
+
+    def get_scores(self, query: Sequence[str]) -> NDArray[np.float64]:
+        """The same sum as BM25Okapi.get_scores, one term's postings at a time."""
+        scores = np.zeros(self.corpus_size, dtype=np.float64)
+        for term in query:
+            posting = self._postings.get(term)
+            if posting is None:
+                continue
+            docs, tfs = posting
+            scores[docs] += self.idf[term] * tfs * (self.k1 + 1) / (tfs + self._length_norm[docs])
+        return scores
+
+
+def indexed_text(chunk: Chunk) -> str:
+    """What BM25 reads: the title (when the heading path does not start with it), the
+    heading path and the chunk text."""
+    parts: list[str] = []
+    if chunk.title and (not chunk.heading_path or chunk.heading_path[0] != chunk.title):
+        parts.append(chunk.title)
+    parts.extend(chunk.heading_path)
+    parts.append(chunk.text)
+    return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class KeywordSnapshot:
+    """The keyword index at one ``index_version``: the chunks and their BM25 statistics."""
+
+    version: int
+    chunks: tuple[Chunk, ...]
+    bm25: LuceneBM25 | None  # None when there are no chunks
+
+    def search(self, query: str, mask: NDArray[np.bool_], limit: int) -> list[tuple[Chunk, float]]:
+        """Best ``limit`` chunks the mask allows, by BM25 score; never a zero-score chunk."""
+        if limit <= 0:
+            raise ValueError("limit must be greater than 0")
+        mask = np.asarray(mask, dtype=np.bool_)
+        if mask.shape != (len(self.chunks),):
+            raise ValueError(
+                f"permission mask has shape {mask.shape}, the keyword index holds "
+                f"{len(self.chunks)} chunks (version {self.version})"
+            )
+        terms = tokenize(query)
+        if self.bm25 is None or not terms:
+            return []
+        scores = np.where(mask, self.bm25.get_scores(terms), 0.0)
+        candidates = np.flatnonzero(scores > 0.0)
+        if len(candidates) > limit:
+            # Partial selection first: only the ``limit`` best need a full sort.
+            candidates = candidates[np.argpartition(-scores[candidates], limit - 1)[:limit]]
+        order = candidates[np.lexsort((candidates, -scores[candidates]))]
+        return [(self.chunks[i], float(scores[i])) for i in order]
+
+
+def build_snapshot(
+    chunks: Sequence[Chunk], version: int, *, k1: float = 1.5, b: float = 0.75
+) -> tuple[KeywordSnapshot, list[list[str]]]:
+    """A snapshot over ``chunks`` (ordered by chunk id) and the token lists it was built from."""
+    ordered = tuple(sorted(chunks, key=lambda c: c.chunk_id))
+    tokens = [tokenize(indexed_text(c)) for c in ordered]
+    bm25 = LuceneBM25(tokens, k1, b) if ordered else None
+    return KeywordSnapshot(version=version, chunks=ordered, bm25=bm25), tokens
+
+
+class KeywordIndex:
+    """The keyword leg over one Qdrant collection, kept at the database's index version."""
+
+    def __init__(
+        self,
+        index: QdrantIndex,
+        data_dir: Path,
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+        keep_versions: int = 2,
+    ) -> None:
+        if k1 < 0 or not 0.0 <= b <= 1.0:
+            raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+        if keep_versions < 1:
+            raise ValueError("keep_versions must be at least 1")
+        self.index = index
+        self.folder = Path(data_dir) / "keyword"
+        self.k1, self.b = k1, b
+        self.keep_versions = keep_versions
+        self._snapshot: KeywordSnapshot | None = None
+        self._lock = threading.Lock()
+
+    # --- the current snapshot ------------------------------------------------------------
+    @property
+    def snapshot(self) -> KeywordSnapshot:
+        if self._snapshot is None:
+            raise KeywordIndexError("keyword index not loaded yet: call refresh(index_version)")
+        return self._snapshot
+
+    @property
+    def version(self) -> int | None:
+        return self._snapshot.version if self._snapshot else None
+
+    @property
+    def chunks(self) -> tuple[Chunk, ...]:
+        return self.snapshot.chunks
+
+    def search(self, query: str, mask: NDArray[np.bool_], limit: int) -> list[tuple[Chunk, float]]:
+        return self.snapshot.search(query, mask, limit)
+
+    def path(self, version: int) -> Path:
+        return self.folder / f"{self.index.collection}-v{version}.pkl"
+
+    # --- keeping up with ingests ---------------------------------------------------------
+    def refresh(self, version: int) -> KeywordSnapshot:
+        """The snapshot at ``version``: the one in memory, else the file, else a rebuild."""
+        current = self._snapshot
+        if current is not None and current.version == version:
+            return current
+        with self._lock:
+            current = self._snapshot
+            if current is not None and current.version == version:
+                return current
+            snapshot = self._load(version) or self._rebuild(version)
+            self._snapshot = snapshot
+            return snapshot
+
+    def _rebuild(self, version: int) -> KeywordSnapshot:
+        snapshot, tokens = build_snapshot(
+            list(self.index.scroll_chunks()), version, k1=self.k1, b=self.b
+        )
+        self._save(snapshot, tokens)
+        log.info("keyword index rebuilt: version %d, %d chunks", version, len(snapshot.chunks))
+        return snapshot
+
+    def _load(self, version: int) -> KeywordSnapshot | None:
+        path = self.path(version)
+        if not path.exists():
+            return None
+        try:
+            with path.open("rb") as fh:
+                # Our own file under the data dir, written by _save below.
+                data: dict[str, Any] = pickle.load(fh)  # noqa: S301
+            if (
+                data.get("format") != FORMAT_VERSION
+                or data.get("collection") != self.index.collection
+                or data.get("version") != version
+                or (data.get("k1"), data.get("b")) != (self.k1, self.b)
+            ):
+                return None
+            chunks = tuple(Chunk.from_payload(p) for p in data["chunks"])
+            # A database reset can reuse a version number over different content: the
+            # point count is a cheap guard against serving a stale file.
+            if len(chunks) != self.index.count():
+                log.warning("keyword index file %s is stale; rebuilding", path.name)
+                return None
+            bm25 = LuceneBM25(data["tokens"], self.k1, self.b) if chunks else None
+        except (OSError, pickle.UnpicklingError, EOFError, KeyError, TypeError, ValueError) as exc:
+            log.warning("keyword index file %s unreadable (%s); rebuilding", path.name, exc)
+            return None
+        return KeywordSnapshot(version=version, chunks=chunks, bm25=bm25)
+
+    def _save(self, snapshot: KeywordSnapshot, tokens: list[list[str]]) -> None:
+        data = {
+            "format": FORMAT_VERSION,
+            "collection": self.index.collection,
+            "version": snapshot.version,
+            "k1": self.k1,
+            "b": self.b,
+            "chunks": [c.to_payload() for c in snapshot.chunks],
+            "tokens": tokens,
+        }
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    pickle.dump(data, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                # Atomic: a concurrent reader sees the old file or the whole new one.
+                os.replace(tmp, self.path(snapshot.version))
+            finally:
+                Path(tmp).unlink(missing_ok=True)
+        except OSError as exc:
+            # Serving from memory still works; the next process rebuilds.
+            log.warning("keyword index not persisted to %s: %s", self.folder, exc)
+            return
+        self._prune(snapshot.version)
+
+    def _prune(self, keep: int) -> None:
+        prefix = f"{self.index.collection}-v"
+        versions = []
+        for file in self.folder.glob(f"{prefix}*.pkl"):
+            tail = file.name[len(prefix) : -len(".pkl")]
+            if tail.isdigit():
+                versions.append((int(tail), file))
+        stale = sorted((v for v in versions if v[0] != keep), reverse=True)
+        for _, file in stale[self.keep_versions - 1 :]:
+            file.unlink(missing_ok=True)

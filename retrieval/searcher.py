@@ -1,0 +1,242 @@
+"""The retrieval stage end to end, for one asker:
+
+    query ─┬─ BM25 over the keyword index (permission mask before top-N) ─┐
+           └─ Qdrant query_points (permission filter inside the query) ───┴─ RRF → top-M
+       → rerank → supersession order → relevance cut → SearchResult
+
+The keyword index follows the database's ``index_version`` before every query, so a
+long-lived searcher sees new ingests without a restart. Every hit is checked once more
+against the visibility rule before it leaves (defence in depth: a filter bug must not
+become a leak).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from docent.access import readable_levels
+from docent.contracts import Chunk, Embedder, Hit, Principal
+from docent.db.state import index_version
+from docent.errors import InvalidInput
+from ingest.vector_store import QdrantIndex
+from retrieval.cut import cut, supersession_order
+from retrieval.errors import EmptyQuery
+from retrieval.fusion import rrf
+from retrieval.keyword import KeywordIndex
+from retrieval.permissions import chunk_allowed, keyword_mask, qdrant_filter
+from retrieval.rerank import Reranker
+
+log = logging.getLogger(__name__)
+
+MAX_QUERY_CHARS = 2000
+STAGES = ("bm25", "vector", "fused", "reranked")
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What one search returns: the hits passed on, the candidates cut, the index version
+    searched, per-stage timings and each stage's ranked chunk ids (visible chunks only)."""
+
+    hits: tuple[Hit, ...]
+    cut: tuple[Hit, ...]
+    index_version: int
+    timings_ms: Mapping[str, float]
+    stages: Mapping[str, tuple[str, ...]]
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.ms: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.ms[name] = self.ms.get(name, 0.0) + (time.perf_counter() - start) * 1000.0
+
+
+class Searcher:
+    def __init__(
+        self,
+        index: QdrantIndex,
+        embedder: Embedder,
+        keyword: KeywordIndex,
+        reranker: Reranker,
+        sessions: sessionmaker[Session],
+        *,
+        levels: Sequence[str],
+        leg_top_n: int,
+        fused_top_m: int,
+        rrf_k: int,
+        top_k: int,
+        threshold: float,
+        include_pending: bool,
+    ) -> None:
+        for name, value in (("leg_top_n", leg_top_n), ("fused_top_m", fused_top_m)):
+            if value <= 0:
+                raise ValueError(f"{name} must be greater than 0, got {value}")
+        if top_k <= 0:
+            raise ValueError(f"top_k must be greater than 0, got {top_k}")
+        if rrf_k < 0:
+            raise ValueError(f"rrf_k must be 0 or more, got {rrf_k}")
+        if not levels:
+            raise ValueError("levels must name at least one access level")
+        self.index = index
+        self.embedder = embedder
+        self.keyword = keyword
+        self.reranker = reranker
+        self.sessions = sessions
+        self.levels = tuple(levels)
+        self.leg_top_n = leg_top_n
+        self.fused_top_m = fused_top_m
+        self.rrf_k = rrf_k
+        self.top_k = top_k
+        self.threshold = threshold
+        self.include_pending = include_pending
+
+    def current_version(self) -> int:
+        with self.sessions() as session:
+            return index_version(session)
+
+    def search(
+        self,
+        query: str,
+        principal: Principal,
+        *,
+        top_k: int | None = None,
+        threshold: float | None = None,
+        include_pending: bool | None = None,
+        exclude_chunk_ids: Collection[str] = (),
+    ) -> SearchResult:
+        text = " ".join(query.split()) if isinstance(query, str) else ""
+        if not text:
+            raise EmptyQuery("query is empty: give some words to search for")
+        if len(text) > MAX_QUERY_CHARS:
+            raise InvalidInput(
+                f"query is {len(text)} characters; at most {MAX_QUERY_CHARS} are searched"
+            )
+        k = self.top_k if top_k is None else top_k
+        if k <= 0:
+            raise ValueError(f"top_k must be greater than 0, got {k}")
+        bar = self.threshold if threshold is None else threshold
+        pending = self.include_pending if include_pending is None else include_pending
+        excluded = frozenset(exclude_chunk_ids)
+        clock = _Clock()
+        with clock.stage("total"):
+            kept, dropped, version, stages = self._run(
+                text, principal, k, bar, pending, excluded, clock
+            )
+        return SearchResult(
+            hits=tuple(kept),
+            cut=tuple(dropped),
+            index_version=version,
+            timings_ms=MappingProxyType(dict(clock.ms)),
+            stages=MappingProxyType(dict(stages)),
+        )
+
+    def _run(
+        self,
+        text: str,
+        principal: Principal,
+        top_k: int,
+        threshold: float,
+        include_pending: bool,
+        excluded: frozenset[str],
+        clock: _Clock,
+    ) -> tuple[list[Hit], list[Hit], int, dict[str, tuple[str, ...]]]:
+        with clock.stage("version"):
+            version = self.current_version()
+        if not readable_levels(principal, self.levels):
+            # Default deny: an unknown clearance reads nothing, so nothing is searched.
+            return [], [], version, dict.fromkeys(STAGES, ())
+
+        with clock.stage("keyword_refresh"):
+            snapshot = self.keyword.refresh(version)
+        with clock.stage("bm25"):
+            mask = keyword_mask(
+                snapshot.chunks,
+                principal,
+                self.levels,
+                include_pending=include_pending,
+                exclude_chunk_ids=excluded,
+            )
+            bm25_hits = snapshot.search(text, mask, self.leg_top_n)
+        with clock.stage("embed"):
+            query_vector = self.embedder.embed([text])[0]
+        with clock.stage("vector"):
+            acl = qdrant_filter(
+                principal, self.levels, include_pending=include_pending, exclude_chunk_ids=excluded
+            )
+            vector_hits = self.index.search(query_vector, acl, self.leg_top_n)
+
+        with clock.stage("fuse"):
+            allowed = _Allowed(principal, self.levels, include_pending, excluded)
+            bm25_ids = [c.chunk_id for c, _ in bm25_hits if allowed(c)]
+            vector_ids = [c.chunk_id for c, _ in vector_hits if allowed(c)]
+            fused = rrf([bm25_ids, vector_ids], self.rrf_k)[: self.fused_top_m]
+            chunks: dict[str, Chunk] = {c.chunk_id: c for c, _ in bm25_hits}
+            # The vector leg read Qdrant just now: its payload (status) is the fresher.
+            chunks.update((c.chunk_id, c) for c, _ in vector_hits)
+            bm25_rank = {cid: r for r, cid in enumerate(bm25_ids, start=1)}
+            vector_rank = {cid: r for r, cid in enumerate(vector_ids, start=1)}
+            candidates = [
+                Hit(
+                    chunk=chunks[cid],
+                    rank=rank,
+                    score=score,
+                    bm25_rank=bm25_rank.get(cid),
+                    vector_rank=vector_rank.get(cid),
+                    fused_score=score,
+                )
+                for rank, (cid, score) in enumerate(fused, start=1)
+            ]
+
+        with clock.stage("rerank"):
+            reranked = self.reranker.rerank(text, candidates)
+        with clock.stage("cut"):
+            ordered = supersession_order([h for h in reranked if allowed(h.chunk)])
+            kept, dropped = cut(ordered, threshold, top_k)
+
+        stages = {
+            "bm25": tuple(bm25_ids),
+            "vector": tuple(vector_ids),
+            "fused": tuple(cid for cid, _ in fused),
+            "reranked": tuple(h.chunk.chunk_id for h in ordered),
+        }
+        return kept, dropped, version, stages
+
+
+@dataclass(frozen=True)
+class _Allowed:
+    """The visibility rule once more on each candidate; a refusal here means a filter
+    let something through, which is logged (ids only, never text) and dropped."""
+
+    principal: Principal
+    levels: tuple[str, ...]
+    include_pending: bool
+    excluded: frozenset[str]
+
+    def __call__(self, chunk: Chunk) -> bool:
+        ok = chunk_allowed(
+            chunk,
+            self.principal,
+            self.levels,
+            include_pending=self.include_pending,
+            exclude_chunk_ids=self.excluded,
+        )
+        if not ok:
+            log.error(
+                "permission filter let chunk %s through for user %s; dropped",
+                chunk.chunk_id,
+                self.principal.user_id,
+            )
+        return ok

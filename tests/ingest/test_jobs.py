@@ -1,0 +1,194 @@
+"""Jobs: planning (sources, folder expansion, up-front errors) and the job/file state machine
+on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from docent.db.models import Job, JobFile
+from docent.db.session import make_engine, migrate, session_factory, session_scope
+from docent.errors import Conflict, NotFound
+from ingest import jobs
+
+ALLOWED = (".md", ".pdf", ".docx", ".html", ".txt")
+MB = 2**20
+
+
+def _tree(tmp_path: Path) -> Path:
+    root = tmp_path / "corpus"
+    for rel in ("a.md", "sub/b.pdf", "sub/deep/c.html", "skip.png", ".hidden/x.md", "sub/.y.md"):
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("# T\n\ntext\n")
+    return root
+
+
+def test_folder_expands_recursively_to_allowed_types_relative_to_it(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    planned = jobs.plan_files(
+        [root], root=None, manifest=None, allowed_extensions=ALLOWED, max_bytes=MB
+    )
+    assert [p.source for p in planned] == ["a.md", "sub/b.pdf", "sub/deep/c.html"]
+    assert all(p.error is None and p.path.is_absolute() for p in planned)
+
+
+def test_sources_are_relative_to_the_manifest_folder_when_under_it(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    manifest = root / "MANIFEST.csv"
+    manifest.write_text("path\n")
+    planned = jobs.plan_files(
+        [root / "sub"], root=None, manifest=manifest, allowed_extensions=ALLOWED, max_bytes=MB
+    )
+    assert [p.source for p in planned] == ["sub/b.pdf", "sub/deep/c.html"]
+
+
+def test_explicit_root_names_sources_and_outsiders_fail(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("# x\n")
+    planned = jobs.plan_files(
+        [root / "sub" / "b.pdf", outside],
+        root=root,
+        manifest=None,
+        allowed_extensions=ALLOWED,
+        max_bytes=MB,
+    )
+    by_source = {p.source: p for p in planned}
+    assert by_source["sub/b.pdf"].error is None
+    assert "not under the root folder" in (by_source["elsewhere.md"].error or "")
+
+
+def test_a_single_file_is_named_by_its_file_name(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    planned = jobs.plan_files(
+        [root / "sub" / "deep" / "c.html"],
+        root=None,
+        manifest=None,
+        allowed_extensions=ALLOWED,
+        max_bytes=MB,
+    )
+    assert [(p.source, p.error) for p in planned] == [("c.html", None)]
+
+
+def test_unusable_files_carry_a_clear_reason_and_the_rest_go_on(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    big = root / "big.txt"
+    big.write_bytes(b"x" * (MB + 1))
+    planned = jobs.plan_files(
+        [root / "skip.png", root / "missing.md", big, root / "a.md"],
+        root=root,
+        manifest=None,
+        allowed_extensions=ALLOWED,
+        max_bytes=MB,
+    )
+    errors = {p.source: p.error for p in planned}
+    assert errors["a.md"] is None
+    assert errors["skip.png"] is not None and "unsupported file type .png" in errors["skip.png"]
+    assert errors["missing.md"] == "no such file"
+    assert errors["big.txt"] is not None and "over the limit of 1 MiB" in errors["big.txt"]
+
+
+def test_the_same_file_named_twice_is_planned_once(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    planned = jobs.plan_files(
+        [root, root / "a.md"], root=root, manifest=None, allowed_extensions=ALLOWED, max_bytes=MB
+    )
+    assert [p.source for p in planned].count("a.md") == 1
+
+
+@pytest.fixture
+def sessions(database_url: str):  # type: ignore[no-untyped-def]
+    migrate(database_url)
+    engine = make_engine(database_url)
+    yield session_factory(engine)
+    engine.dispose()
+
+
+def _job(sessions, tmp_path: Path, *, bad: bool = False) -> str:  # type: ignore[no-untyped-def]
+    files = [
+        jobs.PlannedFile("a.md", tmp_path / "a.md"),
+        jobs.PlannedFile("b.md", tmp_path / "b.md"),
+    ]
+    if bad:
+        files.append(jobs.PlannedFile("c.xyz", tmp_path / "c.xyz", "unsupported file type .xyz"))
+    with session_scope(sessions) as session:
+        return jobs.create_job(session, files, kind="ingest", params={}, created_by="ops")
+
+
+def test_job_goes_queued_running_succeeded(sessions, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    job_id = _job(sessions, tmp_path)
+    with session_scope(sessions) as session:
+        assert jobs.status_of(session, job_id)["state"] == "queued"
+        ids = jobs.pending_file_ids(session, job_id)
+    for n, file_id in enumerate(ids):
+        with session_scope(sessions) as session:
+            task = jobs.claim_file(session, file_id)
+            assert task is not None and task.job_id == job_id
+            assert jobs.get_job(session, job_id).state == "running"
+            jobs.set_progress(session, file_id, 0.5)
+        with session_scope(sessions) as session:
+            jobs.finish_file(session, file_id, state="indexed" if n == 0 else "unchanged", chunks=3)
+            done = jobs.finish_job_if_done(session, job_id)
+        assert done == (None if n == 0 else "succeeded")
+    with session_scope(sessions) as session:
+        status = jobs.status_of(session, job_id)
+        assert jobs.claim_file(session, ids[0]) is None  # done files are never taken again
+    assert status["state"] == "succeeded" and status["progress"] == 1.0
+    assert (status["documents"], status["chunks"], status["skipped"]) == (2, 6, 1)
+    assert [f["attempts"] for f in status["files"]] == [1, 1]
+    assert all(f["seconds"] is not None and f["seconds"] >= 0 for f in status["files"])
+
+
+def test_a_failed_file_fails_the_job_and_retry_requeues_only_it(sessions, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    job_id = _job(sessions, tmp_path, bad=True)
+    with session_scope(sessions) as session:
+        ids = jobs.pending_file_ids(session, job_id)
+        assert len(ids) == 2  # the unsupported file failed at submit
+        for file_id in ids:
+            jobs.claim_file(session, file_id)
+            jobs.finish_file(session, file_id, state="indexed", chunks=1)
+        assert jobs.finish_job_if_done(session, job_id) == "failed"
+    with session_scope(sessions) as session:
+        status = jobs.status_of(session, job_id)
+        assert status["errors"] == [{"source": "c.xyz", "reason": "unsupported file type .xyz"}]
+        assert status["error"] == "1 of 3 files failed"
+        assert status["documents"] == 2  # the good files stay in
+        requeued = jobs.requeue_failed(session, job_id)
+    with session_scope(sessions) as session:
+        assert jobs.get_job(session, job_id).state == "queued"
+        assert jobs.pending_file_ids(session, job_id) == requeued
+        with pytest.raises(Conflict):
+            jobs.requeue_failed(session, job_id)
+
+
+def test_cancel_only_a_queued_job(sessions, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    job_id = _job(sessions, tmp_path)
+    with session_scope(sessions) as session:
+        jobs.cancel_job(session, job_id)
+    with session_scope(sessions) as session:
+        states = {f.state for f in session.scalars(select(JobFile).where(JobFile.job_id == job_id))}
+        assert states == {"cancelled"}
+        assert session.get(Job, job_id).state == "cancelled"  # type: ignore[union-attr]
+        assert jobs.claim_file(session, jobs.job_files(session, job_id)[0].id) is None
+    with session_scope(sessions) as session, pytest.raises(Conflict):
+        jobs.cancel_job(session, job_id)
+
+
+def test_a_file_left_running_by_a_dead_worker_is_taken_again(sessions, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    job_id = _job(sessions, tmp_path)
+    with session_scope(sessions) as session:
+        file_id = jobs.pending_file_ids(session, job_id)[0]
+        jobs.claim_file(session, file_id)
+    with session_scope(sessions) as session:
+        assert file_id in jobs.pending_file_ids(session, job_id)
+        task = jobs.claim_file(session, file_id)
+        assert task is not None
+        assert session.get(JobFile, file_id).attempts == 2  # type: ignore[union-attr]
+
+
+def test_unknown_job_is_not_found(sessions) -> None:  # type: ignore[no-untyped-def]
+    with session_scope(sessions) as session, pytest.raises(NotFound):
+        jobs.status_of(session, "nope")

@@ -1,0 +1,178 @@
+"""Supersession re-marking (both arrival orders), bad metadata, and bad files: each a clear
+per-file error that leaves the index exactly as it was."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from docent.settings import Settings
+from docent.wiring import Services
+from tests.ingest.pipeline_support import (
+    BAD,
+    copy_sample,
+    ingest,
+    make_services,
+    snapshot,
+    version,
+)
+
+pytestmark = pytest.mark.integration
+
+OLD = """---
+title: Leave policy 2023
+effective_date: 2023-01-01
+---
+
+# Leave policy 2023
+
+## Annual leave
+
+Staff get 20 days of annual leave each year.
+"""
+
+NEW = """---
+title: Leave policy
+effective_date: 2025-01-01
+supersedes: old.md
+---
+
+# Leave policy
+
+## Annual leave
+
+Staff get 25 days of annual leave each year.
+"""
+
+
+@pytest.fixture
+def services(settings: Settings, database_url: str, bundled_embedder: Any) -> Iterator[Services]:
+    services = make_services(settings, database_url, bundled_embedder)
+    yield services
+    services.close()
+
+
+def _statuses(services: Services, source: str) -> set[tuple[str, str | None]]:
+    return {(c.status, c.superseded_by) for c in services.index.chunks_of(source)}
+
+
+def _leave_corpus(tmp_path: Path) -> Path:
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "old.md").write_text(OLD)
+    (corpus / "new.md").write_text(NEW)
+    return corpus
+
+
+def test_a_successor_arriving_later_remarks_its_predecessor_in_place(
+    services: Services, tmp_path: Path
+) -> None:
+    corpus = _leave_corpus(tmp_path)
+    ingest(services, [corpus / "old.md"], root=corpus)
+    assert _statuses(services, "old.md") == {("current", None)}
+    old_points = {pid for pid, p in snapshot(services).items() if p["source"] == "old.md"}
+    v_before = version(services)
+
+    status = ingest(services, [corpus / "new.md"], root=corpus)
+
+    assert status["state"] == "succeeded"
+    assert _statuses(services, "old.md") == {("superseded", "new.md")}
+    assert _statuses(services, "new.md") == {("current", None)}
+    after = snapshot(services)
+    assert {pid for pid, p in after.items() if p["source"] == "old.md"} == old_points
+    # The new document and the re-mark are one change, one version.
+    assert version(services) == v_before + 1
+    assert {p["index_version"] for p in after.values() if p["source"] == "old.md"} == {
+        v_before + 1
+    }
+    old_row = services.ingestor.registry.get("old.md")
+    assert old_row is not None and (old_row.status, old_row.superseded_by) == (
+        "superseded",
+        "new.md",
+    )
+    # Re-ingesting the predecessor, unchanged, keeps it superseded and changes nothing.
+    again = ingest(services, [corpus / "old.md"], root=corpus)
+    assert again["skipped"] == 1 and version(services) == v_before + 1
+    assert _statuses(services, "old.md") == {("superseded", "new.md")}
+
+
+def test_a_predecessor_arriving_after_its_successor_is_written_superseded(
+    services: Services, tmp_path: Path
+) -> None:
+    corpus = _leave_corpus(tmp_path)
+    ingest(services, [corpus / "new.md"], root=corpus)
+    ingest(services, [corpus / "old.md"], root=corpus)
+    assert _statuses(services, "old.md") == {("superseded", "new.md")}
+    assert _statuses(services, "new.md") == {("current", None)}
+
+
+def test_manifest_superseded_by_in_one_batch_and_as_a_later_remark(
+    services: Services, tmp_path: Path
+) -> None:
+    corpus = copy_sample(tmp_path / "c", ["pricing.md", "pricing-2023.md"])
+    manifest = corpus / "MANIFEST.csv"
+    # First without the manifest's superseded_by: both current.
+    plain = tmp_path / "plain.csv"
+    plain.write_text(manifest.read_text().replace(",pricing.md,", ",,"))
+    ingest(services, [corpus], root=corpus, manifest=plain)
+    assert _statuses(services, "pricing-2023.md") == {("current", None)}
+    points = {pid for pid, p in snapshot(services).items() if p["source"] == "pricing-2023.md"}
+
+    ingest(services, [corpus], manifest=manifest)
+    assert _statuses(services, "pricing-2023.md") == {("superseded", "pricing.md")}
+    assert _statuses(services, "pricing.md") == {("current", None)}
+    assert {pid for pid, p in snapshot(services).items() if p["source"] == "pricing-2023.md"} == (
+        points
+    )
+
+
+def test_bad_manifest_rows_fail_their_files_and_the_good_row_goes_in(
+    services: Services, tmp_path: Path
+) -> None:
+    status = ingest(services, [BAD / "meta"], manifest=BAD / "bad-manifest.csv")
+
+    errors = {e["source"]: e["reason"] for e in status["errors"]}
+    assert set(errors) == {"meta/unknown-level.md", "meta/bad-date.md", "meta/missing-successor.md"}
+    assert "top-secret" in errors["meta/unknown-level.md"]
+    assert "31/31/2024" in errors["meta/bad-date.md"]
+    assert "meta/does-not-exist.md" in errors["meta/missing-successor.md"]
+    assert status["state"] == "failed" and status["documents"] == 1
+    assert {p["source"] for p in snapshot(services).values()} == {"meta/fine.md"}
+    assert [d["source"] for d in services.ingestor.documents()] == ["meta/fine.md"]
+
+
+BAD_FILES = {
+    # file: words its reason must contain (any of)
+    "empty.md": ("empty", "no text"),
+    "whitespace.md": ("empty", "no text", "whitespace"),
+    "corrupt.pdf": ("corrupt", "not a readable", "cannot be read", "damaged"),
+    "corrupt.docx": ("corrupt", "not a readable", "cannot be read", "damaged"),
+    "encrypted.pdf": ("password", "encrypted"),
+    "blank.pdf": ("no text", "empty", "zero elements", "nothing"),
+    "image.png": ("unsupported file type .png",),
+    "notes.xyz": ("unsupported file type .xyz",),
+}
+
+
+def test_bad_files_each_fail_clearly_and_leave_the_index_unchanged(
+    services: Services, tmp_path: Path
+) -> None:
+    corpus = copy_sample(tmp_path / "c", ["refunds.md", "support.html"])
+    ingest(services, [corpus], manifest=corpus / "MANIFEST.csv")
+    before, v_before, count = snapshot(services), version(services), services.index.count()
+    # A bad file that takes the name of an indexed document must not touch it either.
+    (corpus / "refunds.md").write_bytes((BAD / "empty.md").read_bytes())
+
+    status = ingest(services, [BAD / name for name in BAD_FILES] + [corpus / "refunds.md"])
+
+    errors = {e["source"]: e["reason"] for e in status["errors"]}
+    assert set(errors) == set(BAD_FILES) | {"refunds.md"}
+    for name, words in BAD_FILES.items():
+        assert any(w in errors[name].lower() for w in words), (name, errors[name])
+    assert status["documents"] == 0 and status["state"] == "failed"
+    assert services.index.count() == count
+    assert snapshot(services) == before
+    assert version(services) == v_before
