@@ -84,11 +84,23 @@ def _include_routes(app: FastAPI) -> None:
         app.include_router(module.router)
 
 
+def api_routes(app: FastAPI) -> list[APIRoute]:
+    """Every API route, including those of included routers (which newer FastAPI keeps
+    behind a lazy wrapper in ``app.routes``)."""
+    try:
+        from fastapi.routing import iter_route_contexts
+    except ImportError:  # older FastAPI: included routes are plain APIRoutes
+        routes = list(app.routes)
+    else:
+        routes = [context.route for context in iter_route_contexts(app.routes)]
+    return [route for route in routes if isinstance(route, APIRoute)]
+
+
 def check_every_route_declares_a_role(app: FastAPI) -> None:
     missing = [
         f"{sorted(route.methods)} {route.path}"
-        for route in app.routes
-        if isinstance(route, APIRoute) and not declared_roles(route.dependant)
+        for route in api_routes(app)
+        if not declared_roles(route.dependant)
     ]
     if missing:
         raise ConfigError(f"routes without a declared role (default deny): {missing}")

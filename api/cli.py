@@ -1,9 +1,268 @@
-"""Commands this package adds to ``docent``."""
+"""Commands this package adds to ``docent``: ``serve``, ``demo`` and ``users add|list|token|revoke``."""
 
 from __future__ import annotations
 
+import secrets
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import typer
+
+from docent.errors import DocentError
+
+if TYPE_CHECKING:
+    from docent.settings import Settings
+    from docent.wiring import Services
+
+SAMPLE_CORPUS = Path(__file__).resolve().parents[1] / "examples" / "policies"
+users_app = typer.Typer(no_args_is_help=True, help="Manage users, roles and API tokens.")
+
+
+@dataclass(frozen=True)
+class DemoUser:
+    username: str
+    clearance: str
+    roles: tuple[str, ...]
+    groups: tuple[str, ...]
+    about: str
+
+
+DEMO_USERS = (
+    DemoUser("ada", "employee", ("asker",), (), "an employee: asks questions"),
+    DemoUser("cy", "confidential", ("asker",), ("legal",), "confidential clearance, legal group"),
+    DemoUser("eddie", "employee", ("asker", "editor"), ("People Ops",), "docs team: uploads"),
+    DemoUser("otto", "employee", ("asker", "operator"), ("IT Security",), "ops: ingest jobs"),
+    DemoUser("admin", "restricted", ("admin",), (), "everything"),
+)
+
+
+@contextmanager
+def _one_line_errors() -> Iterator[None]:
+    try:
+        yield
+    except DocentError as exc:
+        typer.echo(f"error: {exc.message}", err=True)
+        raise typer.Exit(1) from None
+
+
+def _services() -> Services:
+    from docent.settings import get_settings
+    from docent.wiring import Services
+
+    return Services(get_settings())
+
+
+def _split(value: str | None) -> list[str]:
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+def serve_app(services: Services, host: str, port: int) -> None:
+    import uvicorn
+
+    from api.app import create_app
+
+    app = create_app(services)
+    # proxy_headers off: the peer address must stay the real one for DOCENT_TRUSTED_PROXIES.
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        proxy_headers=False,
+        log_level=services.settings.log_level.lower(),
+        access_log=False,
+    )
+
+
+def serve(
+    host: str | None = typer.Option(None, help="Address to listen on (DOCENT_HOST)."),
+    port: int | None = typer.Option(None, help="Port to listen on (DOCENT_PORT)."),
+) -> None:
+    """Serve the API and the web UI."""
+    with _one_line_errors():
+        services = _services()
+        settings = services.settings
+        services.engine  # noqa: B018 - migrate before the first request
+        typer.echo(f"Docent on http://{host or settings.host}:{port or settings.port}/")
+        try:
+            serve_app(services, host or settings.host, port or settings.port)
+        finally:
+            services.close()
+
+
+def ensure_demo_users(services: Services) -> list[tuple[DemoUser, str]]:
+    """Create (or reset the passwords of) the demo users; return them with their passwords."""
+    from api.users import add_user, find_user, set_password
+    from docent.db.session import session_scope
+
+    levels = services.settings.access_levels
+    out = []
+    with session_scope(services.sessions) as db:
+        for demo in DEMO_USERS:
+            clearance = demo.clearance if demo.clearance in levels else levels[-1]
+            password = secrets.token_urlsafe(9)
+            if find_user(db, demo.username) is None:
+                add_user(
+                    db,
+                    demo.username,
+                    clearance=clearance,
+                    levels=levels,
+                    groups=demo.groups,
+                    roles=demo.roles,
+                    password=password,
+                )
+            else:
+                set_password(db, demo.username, password)
+            out.append((demo, password))
+    return out
+
+
+def ingest_sample(services: Services, corpus: Path) -> dict[str, object]:
+    ingestor = services.ingestor
+    manifest = corpus / "MANIFEST.csv"
+    job_id = ingestor.submit(
+        [corpus],
+        root=corpus,
+        manifest=manifest if manifest.is_file() else None,
+        overrides={},
+        created_by="demo",
+    )
+    ingestor.run(job_id)
+    return ingestor.job_status(job_id)
+
+
+def demo(
+    corpus: Path = typer.Option(SAMPLE_CORPUS, help="Folder of documents to ingest."),
+    host: str | None = typer.Option(None, help="Address to listen on (DOCENT_HOST)."),
+    port: int | None = typer.Option(None, help="Port to listen on (DOCENT_PORT)."),
+    serve_ui: bool = typer.Option(True, "--serve/--no-serve", help="Serve the UI afterwards."),
+) -> None:
+    """Ingest the sample policies, create demo users, print how to sign in, and serve."""
+    with _one_line_errors():
+        services = _services()
+        settings = services.settings
+        typer.echo(f"Ingesting {corpus} (first run embeds every document; later runs skip) ...")
+        status = ingest_sample(services, corpus)
+        typer.echo(
+            f"  job {status['job_id']}: {status['state']}, {status['documents']} documents, "
+            f"{status['chunks']} chunks, {status['skipped']} unchanged"
+        )
+        for err in status.get("errors") or []:
+            typer.echo(f"  failed: {err['source']}: {err['reason']}")
+        users = ensure_demo_users(services)
+        url = f"http://{host or settings.host}:{port or settings.port}/"
+        typer.echo(f"\nSign in at {url} as one of (passwords are new on every run):")
+        for demo_user, password in users:
+            typer.echo(
+                f"  {demo_user.username:<6} {password:<14} {demo_user.clearance:<13} "
+                f"{','.join(demo_user.roles):<16} {demo_user.about}"
+            )
+        typer.echo("\nTry, as ada: 'How many days a week can I work remotely?'")
+        typer.echo("Then, as ada: 'What is the severance policy?' (confidential: not for ada)")
+        if serve_ui:
+            try:
+                serve_app(services, host or settings.host, port or settings.port)
+            finally:
+                services.close()
+        else:
+            services.close()
+
+
+@users_app.command("add")
+def users_add(
+    name: str = typer.Argument(..., help="User name."),
+    clearance: str = typer.Option(..., "--clearance", help="Access level the user may read."),
+    groups: str = typer.Option("", "--groups", help="Comma-separated groups."),
+    roles: str = typer.Option("asker", "--roles", help="asker, editor, operator, admin."),
+    display_name: str | None = typer.Option(None, "--display-name"),
+    password_stdin: bool = typer.Option(
+        False, "--password-stdin", help="Read a web sign-in password from standard input."
+    ),
+) -> None:
+    """Add a user."""
+    from api.users import add_user
+    from docent.db.session import session_scope
+
+    password = sys.stdin.readline().rstrip("\n") if password_stdin else None
+    if password_stdin and not password:
+        typer.echo("error: --password-stdin given but no password on standard input", err=True)
+        raise typer.Exit(1)
+    with _one_line_errors():
+        services = _services()
+        with session_scope(services.sessions) as db:
+            user = add_user(
+                db,
+                name,
+                clearance=clearance,
+                levels=services.settings.access_levels,
+                groups=_split(groups),
+                roles=_split(roles),
+                password=password,
+                display_name=display_name,
+            )
+            typer.echo(
+                f"added {user.username}: clearance {user.clearance}, roles "
+                f"{','.join(user.roles) or '-'}, groups {','.join(user.groups) or '-'}"
+            )
+
+
+@users_app.command("list")
+def users_list() -> None:
+    """List users with clearance, roles, groups and active tokens."""
+    from api.users import active_tokens, list_users
+    from docent.db.session import session_scope
+
+    with _one_line_errors():
+        services = _services()
+        with session_scope(services.sessions) as db:
+            typer.echo(f"{'user':<20} {'clearance':<13} {'roles':<24} {'groups':<24} tokens")
+            for user in list_users(db):
+                tokens = ",".join(t.prefix for t in active_tokens(db, user)) or "-"
+                state = " (disabled)" if user.disabled else ""
+                typer.echo(
+                    f"{user.username + state:<20} {user.clearance:<13} "
+                    f"{','.join(user.roles) or '-':<24} {','.join(user.groups) or '-':<24} {tokens}"
+                )
+
+
+@users_app.command("token")
+def users_token(
+    name: str = typer.Argument(..., help="User name."),
+    label: str = typer.Option("cli", "--label", help="What the token is for."),
+) -> None:
+    """Mint an API token for a user; it is shown once, only its hash is stored."""
+    from api.users import issue_token
+    from docent.db.session import session_scope
+
+    with _one_line_errors():
+        services = _services()
+        with session_scope(services.sessions) as db:
+            plain = issue_token(db, name, label)
+        typer.echo(plain)
+        typer.echo(
+            "Shown once: send it as 'Authorization: Bearer <token>'. "
+            f"Revoke with: docent users revoke {plain.split('_')[1]}",
+            err=True,
+        )
+
+
+@users_app.command("revoke")
+def users_revoke(target: str = typer.Argument(..., help="A token prefix, or a user name.")) -> None:
+    """Revoke one token (by prefix), or disable a user and revoke all their tokens."""
+    from api.users import revoke
+    from docent.db.session import session_scope
+
+    with _one_line_errors():
+        services = _services()
+        with session_scope(services.sessions) as db:
+            typer.echo(revoke(db, target))
 
 
 def register(app: typer.Typer) -> None:
     """Add this package's commands to the ``docent`` app."""
+    app.command("serve")(serve)
+    app.command("demo")(demo)
+    app.add_typer(users_app, name="users")

@@ -78,12 +78,19 @@ class Services:
         return KeywordIndex(self.index, self.settings.data_dir)
 
     @cached_property
+    def query_embedder(self) -> Embedder:
+        """The embedder behind a cache of recent query vectors (search embeds each twice)."""
+        from retrieval.query_cache import QueryVectorCache
+
+        return QueryVectorCache(self.embedder)
+
+    @cached_property
     def reranker(self) -> Reranker:
         from retrieval.rerank import CrossEncoderReranker, SentenceReranker
 
         if self.settings.reranker_model:
             return CrossEncoderReranker(self.settings.reranker_model)
-        return SentenceReranker(self.embedder, self.index)
+        return SentenceReranker(self.query_embedder, self.index)
 
     @cached_property
     def searcher(self) -> Searcher:
@@ -92,7 +99,7 @@ class Services:
         s = self.settings
         return Searcher(
             self.index,
-            self.embedder,
+            self.query_embedder,
             self.keyword_index,
             self.reranker,
             self.sessions,

@@ -8,7 +8,8 @@ One case per line::
 
 Optional fields: ``groups`` (the asker's groups), ``forbidden`` (substrings that must
 appear nowhere in the output — permission cases), ``stale`` (superseded figures an answer
-must not give). Unknown fields are ignored, so a case file can carry notes.
+must not give), ``readings`` (ambiguous cases: a substring of each reading). Unknown
+fields are ignored, so a case file can carry notes.
 """
 
 from __future__ import annotations
@@ -25,8 +26,12 @@ from evals.errors import CaseFileError
 MUST_ANSWER = frozenset({"answerable", "superseded", "permission_allowed"})
 """Strata whose right outcome is an answer that contains every ``expect`` substring."""
 
-MUST_ABSTAIN = frozenset({"out_of_corpus", "permission", "unretrieved", "ambiguous"})
+MUST_ABSTAIN = frozenset({"out_of_corpus", "permission", "unretrieved"})
 """Strata whose right outcome is any non-answer (insufficient evidence, ambiguous, declined)."""
+
+AMBIGUOUS = "ambiguous"
+"""Right outcome: a non-answer (ideally ``ambiguous``), or an answer that covers every one of
+the case's ``readings``; an answer that picks one reading is wrong-and-confident."""
 
 STRATA = (
     "answerable",
@@ -89,6 +94,7 @@ class Case:
     forbidden: tuple[str, ...] = ()
     stale: tuple[str, ...] = ()
     groups: tuple[str, ...] = ()
+    readings: tuple[str, ...] = ()
     # Set only on derived ``unretrieved`` cases: chunks the searcher must not return.
     exclude_chunk_ids: tuple[str, ...] = ()
     derived_from: str | None = None
@@ -166,6 +172,7 @@ def parse_case(obj: Any, where: str, levels: Sequence[str] | None = None) -> Cas
         forbidden=_texts(obj, "forbidden", where),
         stale=_texts(obj, "stale", where),
         groups=_texts(obj, "groups", where),
+        readings=_texts(obj, "readings", where),
     )
 
 

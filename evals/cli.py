@@ -1,9 +1,246 @@
-"""Commands this package adds to ``docent``."""
+"""Commands this package adds to ``docent``: ``eval run | report | diff | sweep | retrieval``."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, TypeVar
+
 import typer
+
+if TYPE_CHECKING:
+    from docent.settings import Settings
+    from docent.wiring import Services
+    from evals.cases import Case
+
+T = TypeVar("T")
+CasesArg = Annotated[
+    Path, typer.Argument(help="JSONL case file ({qid, q, expect, gold, stratum, user_access}).")
+]
+ThresholdOpt = Annotated[
+    float | None,
+    typer.Option("--threshold", help="Relevance threshold for this run (default: the setting)."),
+]
+
+
+def _progress(quiet: bool) -> Callable[[str], None] | None:
+    if quiet:
+        return None
+    count = [0]
+
+    def tick(_: str) -> None:
+        count[0] += 1
+        print(f"\r{count[0]} cases", end="", file=sys.stderr, flush=True)
+
+    return tick
+
+
+@contextmanager
+def _services(backend: str | None = None) -> Iterator[tuple[Settings, Services]]:
+    """Settings from the environment (with a backend override) and the services over them;
+    a DocentError becomes a one-line error and exit status 1."""
+    from docent.errors import DocentError
+    from docent.settings import get_settings
+    from docent.wiring import Services
+
+    try:
+        settings = get_settings()
+        if backend is not None:
+            if backend not in ("extractive", "openai"):
+                raise typer.BadParameter("choose extractive or openai", param_hint="--backend")
+            if backend == "openai" and not settings.llm_base_url:
+                raise typer.BadParameter(
+                    "the openai backend needs DOCENT_LLM_BASE_URL", param_hint="--backend"
+                )
+            settings = settings.model_copy(update={"generator": backend})
+        services = Services(settings)
+        try:
+            yield settings, services
+        finally:
+            services.close()
+    except DocentError as exc:
+        typer.echo(f"\nerror: {exc.message}", err=True)
+        raise typer.Exit(1) from None
+
+
+def _load(cases_file: Path, settings: Settings) -> list[Case]:
+    from evals.cases import load_cases
+
+    return load_cases(cases_file, settings.access_levels)
 
 
 def register(app: typer.Typer) -> None:
     """Add this package's commands to the ``docent`` app."""
+    eval_app = typer.Typer(
+        no_args_is_help=True, help="Measure answers, abstentions, leaks and speed over cases."
+    )
+    app.add_typer(eval_app, name="eval")
+
+    @eval_app.command("run")
+    def run(
+        cases_file: CasesArg,
+        out: Annotated[Path, typer.Option("--out", help="Results JSONL to write.")],
+        backend: Annotated[
+            str | None, typer.Option("--backend", help="extractive or openai (default: setting).")
+        ] = None,
+        threshold: ThresholdOpt = None,
+        unretrieved: Annotated[
+            bool,
+            typer.Option(help="Add the derived unretrieved stratum (gold chunks withheld)."),
+        ] = True,
+        report: Annotated[
+            Path | None, typer.Option("--report", help="Also write the report (Markdown) here.")
+        ] = None,
+        quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
+    ) -> None:
+        """Run the whole chain per case, write one result line per case and print the report."""
+        from evals.report import build_report
+        from evals.results import meta_path, write_results
+        from evals.runner import chunk_refs, run_cases, run_config, run_meta, with_unretrieved
+
+        with _services(backend) as (settings, services):
+            cases = _load(cases_file, settings)
+            if unretrieved:
+                cases = with_unretrieved(cases, chunk_refs(services))
+            rows = run_cases(services, cases, threshold=threshold, progress=_progress(quiet))
+            meta = run_meta(services, cases_file, run_config(settings, threshold), rows)
+            write_results(out, rows, meta)
+            text = build_report(rows, {c.qid: c for c in cases}, meta)
+        if not quiet:
+            typer.echo(f"\nwrote {out} and {meta_path(out)}", err=True)
+        if report is not None:
+            report.parent.mkdir(parents=True, exist_ok=True)
+            report.write_text(text, encoding="utf-8")
+        typer.echo(text)
+
+    @eval_app.command("report")
+    def report_cmd(
+        results: Annotated[Path, typer.Argument(help="Results JSONL written by `eval run`.")],
+        cases_file: Annotated[Path, typer.Option("--cases", help="The case file of the run.")],
+    ) -> None:
+        """Print the report of a results file again (no index needed beyond the case file)."""
+        from evals.cases import load_cases
+        from evals.report import build_report
+        from evals.results import read_results
+
+        meta, rows = _guard(lambda: read_results(results))
+        cases = {c.qid: c for c in _guard(lambda: load_cases(cases_file))}
+        typer.echo(build_report(rows, cases, meta))
+
+    @eval_app.command("diff")
+    def diff(
+        a: Annotated[Path, typer.Argument(help="Results JSONL of the earlier run.")],
+        b: Annotated[Path, typer.Argument(help="Results JSONL of the later run.")],
+        force: Annotated[
+            bool, typer.Option("--force", help="Compare runs over different index versions.")
+        ] = False,
+    ) -> None:
+        """Per-case transitions between correct / wrong-and-confident / abstained."""
+        from evals.diff import check_comparable, diff_runs, format_diff
+        from evals.results import read_results
+
+        meta_a, rows_a = _guard(lambda: read_results(a))
+        meta_b, rows_b = _guard(lambda: read_results(b))
+        _guard(lambda: check_comparable(meta_a, meta_b, force))
+        typer.echo(format_diff(diff_runs(rows_a, rows_b), meta_a, meta_b))
+
+    @eval_app.command("sweep")
+    def sweep(
+        cases_file: CasesArg,
+        thresholds: Annotated[
+            str, typer.Option("--thresholds", help="START:STOP:STEP or a comma list.")
+        ] = "0.2:0.7:0.05",
+        plot: Annotated[
+            Path | None, typer.Option("--plot", help="Write the operating-point plot (PNG).")
+        ] = None,
+        max_false_abstention: Annotated[
+            float,
+            typer.Option(help="Highest acceptable false-abstention rate when choosing."),
+        ] = 0.2,
+        out: Annotated[
+            Path | None, typer.Option("--out", help="Also write the table (Markdown) here.")
+        ] = None,
+        unretrieved: Annotated[
+            bool, typer.Option(help="Add the derived unretrieved stratum.")
+        ] = True,
+        quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
+    ) -> None:
+        """Vary the relevance threshold: the operating-point table, a chosen threshold, a plot.
+        One retrieval per case; each threshold re-runs only the cut, gate and generator."""
+        from evals.runner import chunk_refs, sweep_cases, with_unretrieved
+        from evals.sweep import (
+            choose_threshold,
+            parse_thresholds,
+            plot_operating_points,
+            rows_by_threshold,
+            sweep_table,
+        )
+
+        try:
+            values = parse_thresholds(thresholds)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--thresholds") from None
+        with _services() as (settings, services):
+            cases = _load(cases_file, settings)
+            if unretrieved:
+                cases = with_unretrieved(cases, chunk_refs(services))
+            graded = sweep_cases(services, cases, values, progress=_progress(quiet))
+            version = services.searcher.current_version()
+        points = rows_by_threshold(graded)
+        chosen = choose_threshold(points, max_false_abstention)
+        text = "\n".join(
+            [
+                f"Threshold sweep over {len(cases)} cases (index_version {version}, "
+                f"backend {settings.generator}, top_k {settings.top_k})",
+                "",
+                sweep_table(points, chosen.threshold),
+                "",
+                f"chosen: {chosen.threshold:.2f} — the lowest wrong-and-confident rate "
+                f"({chosen.wrong}) with false abstention at most {max_false_abstention:.0%} "
+                f"({chosen.false_abstention})",
+            ]
+        )
+        if plot is not None:
+            plot_operating_points(points, plot, chosen.threshold)
+        if out is not None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text + "\n", encoding="utf-8")
+        typer.echo(("\n" if not quiet else "") + text)
+
+    @eval_app.command("retrieval")
+    def retrieval(
+        cases_file: CasesArg,
+        out: Annotated[
+            Path | None, typer.Option("--out", help="Also write the table (Markdown) here.")
+        ] = None,
+        quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
+    ) -> None:
+        """recall@k and MRR per retrieval stage (BM25, vector, fused, fused + rerank)."""
+        from evals.report import retrieval_stage_table
+        from evals.runner import retrieval_rankings
+
+        with _services() as (settings, services):
+            cases = _load(cases_file, settings)
+            rankings = retrieval_rankings(services, cases, progress=_progress(quiet))
+            version = services.searcher.current_version()
+        text = (
+            f"Retrieval stages over {len(rankings)} must-answer cases with gold "
+            f"(index_version {version}; nothing withheld, no threshold)\n\n"
+            + retrieval_stage_table(rankings)
+        )
+        if out is not None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text + "\n", encoding="utf-8")
+        typer.echo(("\n" if not quiet else "") + text)
+
+
+def _guard(fn: Callable[[], T]) -> T:
+    from docent.errors import DocentError
+
+    try:
+        return fn()
+    except DocentError as exc:
+        typer.echo(f"error: {exc.message}", err=True)
+        raise typer.Exit(1) from None

@@ -5,11 +5,13 @@ The three columns (every case lands in exactly one):
 - **correct** — the outcome the stratum asks for. Must-answer strata (answerable, superseded,
   permission_allowed): ``answered``, the answer contains every ``expect`` substring
   (case-insensitive, whitespace-normalised) and, when the case lists ``stale`` figures,
-  none of them. Must-abstain strata (out_of_corpus, permission, unretrieved, ambiguous):
-  any non-answer (``insufficient_evidence``, ``ambiguous``, ``declined``).
+  none of them. Must-abstain strata (out_of_corpus, permission, unretrieved):
+  any non-answer (``insufficient_evidence``, ``ambiguous``, ``declined``). Ambiguous: any
+  non-answer, or an answer that covers every one of the case's ``readings``.
 - **wrong** (wrong-and-confident) — ``answered`` but not correct: an answer that misses an
-  expected substring or gives a stale one, or any answer on a must-abstain stratum.
-  A case whose output leaks (see ``find_leaks``) is wrong whatever its outcome.
+  expected substring or gives a stale one, any answer on a must-abstain stratum, an answer
+  to an ambiguous question that picks one reading. A case whose output leaks (see
+  ``find_leaks``) is wrong whatever its outcome.
 - **abstained** — a non-answer on a must-answer stratum (a false abstention). On
   must-abstain strata a non-answer is correct, so this column is 0 there by definition.
 """
@@ -24,7 +26,7 @@ from typing import Any, Literal
 
 from docent.access import DEFAULT_LEVELS, visible
 from docent.contracts import Principal
-from evals.cases import MUST_ABSTAIN, MUST_ANSWER, Case, ChunkRef, GoldRef, normalise
+from evals.cases import AMBIGUOUS, MUST_ABSTAIN, MUST_ANSWER, Case, ChunkRef, GoldRef, normalise
 
 Column = Literal["correct", "wrong", "abstained"]
 COLUMNS: tuple[Column, ...] = ("correct", "wrong", "abstained")
@@ -44,6 +46,13 @@ def grade(case: Case, outcome: str, answer: str | None, leaked: bool = False) ->
     if leaked:
         return Grade("wrong", "output leaks text the asker may not read")
     answered = outcome == "answered"
+    if case.stratum == AMBIGUOUS:
+        if not answered:
+            return Grade("correct", f"did not pick a reading ({outcome})")
+        text = normalise(answer or "")
+        if case.readings and all(normalise(r) in text for r in case.readings):
+            return Grade("correct", "answer covers every reading")
+        return Grade("wrong", "answered an ambiguous question with one reading")
     if case.stratum in MUST_ABSTAIN:
         if answered:
             return Grade("wrong", "answered a question that must be abstained on")
@@ -136,7 +145,8 @@ class AbstentionRates:
 
 def abstention_rates(outcomes: Iterable[tuple[str, str]]) -> AbstentionRates:
     """From (stratum, outcome) pairs: how often we abstain when we should answer, and answer
-    when we should abstain. Judged on the outcome alone, not on the answer's content."""
+    when we should abstain. Judged on the outcome alone, not on the answer's content;
+    ambiguous cases count in neither."""
     fa = fa_n = ans = ans_n = 0
     for stratum, outcome in outcomes:
         answered = outcome == "answered"

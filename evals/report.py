@@ -166,3 +166,32 @@ def _failures_section(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     if not bad:
         lines.append("| – | – | – | every case is correct |")
     return lines
+
+
+RETRIEVAL_STAGES = (
+    ("bm25", "BM25 only"),
+    ("vector", "vector only"),
+    ("fused", "fused (RRF)"),
+    ("reranked", "fused + rerank"),
+)
+
+
+def retrieval_stage_table(
+    rankings: Sequence[tuple[Case, Mapping[str, Sequence[tuple[str, Sequence[str]]]]]],
+) -> str:
+    """recall@5, recall@10 and MRR per retrieval stage, at section and document level."""
+    lines = [
+        "| stage | n | section R@1 | section R@5 | section R@10 | section MRR "
+        "| doc R@5 | doc R@10 | doc MRR |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for stage, label in RETRIEVAL_STAGES:
+        items = [(case.gold, stages.get(stage, [])) for case, stages in rankings]
+        sec = retrieval_scores(items, "section")
+        doc = retrieval_scores(items, "document")
+        lines.append(
+            f"| {label} | {sec.n} | {sec.recall[1]:.2f} | {sec.recall[5]:.2f} "
+            f"| {sec.recall[10]:.2f} | {sec.mrr:.2f} | {doc.recall[5]:.2f} "
+            f"| {doc.recall[10]:.2f} | {doc.mrr:.2f} |"
+        )
+    return "\n".join(lines)

@@ -92,7 +92,9 @@ def verify(outcome: Outcome, prompt: RenderedPrompt) -> tuple[Outcome, tuple[Che
         if missing:
             ok = False
             results.append(
-                CheckResult("figures", False, "not in cited blocks: " + ", ".join(missing), claim.text)
+                CheckResult(
+                    "figures", False, "not in cited blocks: " + ", ".join(missing), claim.text
+                )
             )
         for match in QUOTED.finditer(claim.text):
             quoted = match.group(1) or match.group(2)
@@ -136,7 +138,8 @@ def _true_quotes(
     results: list[CheckResult] = []
     for citation in citations:
         hit = shown[citation.id]
-        if citation.quote and appears_in(citation.quote, [hit.chunk.text]):
+        lines = [line for line in citation.quote.splitlines() if line.strip()]
+        if lines and all(appears_in(line, [hit.chunk.text]) for line in lines):
             out.append(citation)
             continue
         about = " ".join(c.text for c in claims if citation.id in c.ids or not c.ids)
@@ -145,7 +148,10 @@ def _true_quotes(
         if citation.quote:
             results.append(
                 CheckResult(
-                    "citation_quote", False, "quote not verbatim in its block; replaced", citation.quote
+                    "citation_quote",
+                    False,
+                    "quote not verbatim in its block; replaced",
+                    citation.quote,
                 )
             )
     if not results:

@@ -1,9 +1,174 @@
-"""Commands this package adds to ``docent``."""
+"""Commands this package adds to ``docent``: ``ask`` and ``trace show``."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated, Any
+
 import typer
+
+from docent.contracts import Ambiguous, Answered, Declined, InsufficientEvidence
+
+if TYPE_CHECKING:
+    from generate.ask import AskResult
+
+REASONS = {
+    "out_of_scope": "the question is outside what the policy documents are for",
+    "requires_human": "this needs a person to answer",
+    "policy": "answering it is not allowed",
+}
+
+
+def numbered_answer(answer: str, ids: Sequence[str]) -> str:
+    """``[chunk id]`` markers as ``[1]``, ``[2]`` … in citation order."""
+    from generate.claims import MARKER, marker_ids
+
+    number = {cid: n for n, cid in enumerate(ids, start=1)}
+
+    def swap(match: Any) -> str:
+        found = marker_ids(match.group(1), number)
+        return "".join(f"[{number[c]}]" if c in number else f"[{c}]" for c in found)
+
+    return str(MARKER.sub(swap, answer))
+
+
+def human(result: AskResult) -> str:
+    outcome = result.outcome
+    lines: list[str] = []
+    match outcome:
+        case Answered(answer=answer, citations=citations):
+            lines.append(numbered_answer(answer, [c.id for c in citations]))
+            lines.append("")
+            lines.append("Sources")
+            for n, c in enumerate(citations, start=1):
+                where = c.source + (f" › {' > '.join(c.heading_path)}" if c.heading_path else "")
+                when = c.effective.isoformat() if c.effective else "undated"
+                lines.append(f"  [{n}] {where} (effective {when}, {c.status})")
+                for quoted in c.quote.splitlines():
+                    lines.append(f"      {quoted}")
+        case InsufficientEvidence(missing=missing):
+            lines.append("The documents do not cover this.")
+            lines.append(f"  {missing}")
+        case Ambiguous(readings=readings, clarifying_question=question):
+            lines.append("The question can be read more than one way:")
+            lines.extend(f"  - {reading}" for reading in readings)
+            lines.append(question)
+        case Declined(reason_code=code):
+            lines.append(f"Docent will not answer this: {REASONS.get(code, code)}.")
+    if result.handoff is not None:
+        near = f" (closest document: {result.handoff.source})" if result.handoff.source else ""
+        lines.append(f"Who to ask: {result.handoff.owner}{near}")
+    lines.append(f"trace {result.trace_id}")
+    return "\n".join(lines)
 
 
 def register(app: typer.Typer) -> None:
     """Add this package's commands to the ``docent`` app."""
+
+    @app.command("ask")
+    def ask(
+        question: Annotated[str, typer.Argument(help="The question, in plain words.")],
+        access: Annotated[
+            str | None,
+            typer.Option("--access", help="Clearance level to ask as (default: default level)."),
+        ] = None,
+        groups: Annotated[
+            str, typer.Option("--groups", help="Comma-separated groups the asker belongs to.")
+        ] = "",
+        as_json: Annotated[bool, typer.Option("--json", help="Print the ask JSON.")] = False,
+    ) -> None:
+        """Answer a question from the indexed documents, with citations, or say they do not."""
+        from docent.contracts import Principal
+        from docent.errors import DocentError
+        from docent.settings import get_settings
+        from docent.wiring import Services
+        from generate.ask import ask_json
+
+        settings = get_settings()
+        level = access or settings.default_access_level
+        if level not in settings.access_levels:
+            raise typer.BadParameter(
+                f"unknown access level {level!r}; "
+                f"choose one of: {', '.join(settings.access_levels)}",
+                param_hint="--access",
+            )
+        principal = Principal(
+            user_id="cli",
+            clearance=level,
+            groups=frozenset(g.strip() for g in groups.split(",") if g.strip()),
+        )
+        services = Services(settings)
+        try:
+            result = services.asker.ask(question, principal)
+        except DocentError as exc:
+            typer.echo(f"error: {exc.message}", err=True)
+            raise typer.Exit(1) from None
+        finally:
+            services.close()
+        if as_json:
+            typer.echo(json.dumps(ask_json(result), ensure_ascii=False, indent=2))
+        else:
+            typer.echo(human(result))
+
+    trace_app = typer.Typer(no_args_is_help=True, help="Read the trace of an ask.")
+    app.add_typer(trace_app, name="trace")
+
+    @trace_app.command("show")
+    def show(
+        trace_id: Annotated[str, typer.Argument(help="The trace id an ask printed.")],
+        as_json: Annotated[bool, typer.Option("--json", help="Print the trace as JSON.")] = False,
+    ) -> None:
+        """Show what one ask retrieved, what the model was sent and said, and the checks."""
+        from docent.errors import DocentError
+        from docent.settings import get_settings
+        from docent.wiring import Services
+        from generate.trace import load_trace
+
+        services = Services(get_settings())
+        try:
+            trace = load_trace(services.sessions, trace_id)
+        except DocentError as exc:
+            typer.echo(f"error: {exc.message}", err=True)
+            raise typer.Exit(1) from None
+        finally:
+            services.close()
+        if as_json:
+            typer.echo(json.dumps(trace, ensure_ascii=False, indent=2))
+        else:
+            typer.echo(trace_text(trace))
+
+
+def trace_text(trace: dict[str, Any]) -> str:
+    p = trace["payload"]
+    principal = p.get("principal", {})
+    lines = [
+        f"trace {trace['trace_id']}  {trace.get('created_at') or ''}",
+        f"question: {trace['question']}",
+        f"asker: {principal.get('user_id')} ({principal.get('clearance')}; "
+        f"groups: {', '.join(principal.get('groups') or []) or '-'})",
+        f"outcome: {trace['outcome']}   index version {trace['index_version']}   "
+        f"backend {p.get('backend')} / {p.get('model')}",
+        "",
+        f"retrieved ({len(p.get('hits', []))}; "
+        f"{p.get('chunks_dropped', 0)} dropped by the budget):",
+    ]
+    for h in p.get("hits", []):
+        stages = ", ".join(f"{k} #{v}" for k, v in (h.get("stage_ranks") or {}).items())
+        rerank = "-" if h.get("rerank_score") is None else f"{h['rerank_score']:.3f}"
+        lines.append(f"  {h['rank']}. {h['id']} [{h['status']}] rerank {rerank}  {stages}")
+    lines.append("")
+    lines.append("checks:")
+    for c in p.get("checks", []):
+        mark = "ok  " if c["passed"] else "FAIL"
+        lines.append(f"  {mark} {c['check']} {c.get('detail') or ''}".rstrip())
+    lines.append("")
+    timings = ", ".join(f"{k} {v:.1f} ms" for k, v in (p.get("timings_ms") or {}).items())
+    lines.append(f"timings: {timings}")
+    lines.append("")
+    lines.append("raw output:")
+    lines.append(str(p.get("raw_output")))
+    lines.append("")
+    lines.append("user prompt:")
+    lines.append(str(p.get("user_prompt")))
+    return "\n".join(lines)

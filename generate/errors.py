@@ -1,10 +1,10 @@
 """Faults of the answer stage. Expected non-answers are Outcome values, never these.
 
-    docent.errors.Unavailable (503)
-    ├── LLMUnavailable            the chat endpoint failed, timed out or kept refusing after retries
-    └── TraceStoreUnavailable     the trace of an ask could not be written or read
-    docent.errors.NotFound (404)
-    └── TraceNotFound             no trace with that id
+docent.errors.Unavailable (503)
+├── LLMUnavailable            the chat endpoint failed, timed out or kept refusing after retries
+└── TraceStoreUnavailable     the trace of an ask could not be written or read
+docent.errors.NotFound (404)
+└── TraceNotFound             no trace with that id
 """
 
 from __future__ import annotations

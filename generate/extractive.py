@@ -1,22 +1,31 @@
 """The default backend: no LLM. It answers by quoting the block sentence (or, for a table,
-the header and matching rows) that best supports an answer, each followed by its ``[id]``,
-and abstains when no sentence does.
+the header and matching rows) that best supports an answer, followed by its ``[id]``, and
+abstains when no sentence does.
 
-Support test, per sentence (table row, list item) of a shown block:
-- ``coverage`` = (question content words in the sentence + ½ × those only in the block's
-  heading path, or for a table row only in its header) / question content words;
-- supported iff at least one question word is in the sentence itself, ``coverage`` ≥
-  ``min_coverage``, and — for questions asking how many / how much / how long / when / what
-  percentage or rate — the sentence states a figure;
-- and either ``coverage`` ≥ ``strong_coverage`` or the reranker scored the hit at least
-  ``min_rerank`` (a sentence that shares half the words of the question is on the subject,
-  which is not the same as answering it).
-Among supported sentences the best is ``coverage`` + small bonuses for the reranker's own
-best sentence, its score and a higher rank. A second sentence of the same block is added
-when it also passes and scores within ``second_ratio`` of the best.
+Units: the sentences / list items ingest recorded for a block, or for a Markdown table its
+rows (each read together with the header).
+
+Support test, per unit:
+- ``coverage`` = (question content words in the unit + ½ × those only in its context — the
+  heading path, and for a table row the header) / question content words;
+- ``relevance`` = the reranker's score of the hit, less ``non_best_penalty`` unless the unit
+  is the sentence the reranker itself found best (``hit.best_sentence``);
+- supported iff the unit shares at least one question word, ``coverage`` ≥ ``min_coverage``,
+  ``relevance + coverage_weight × coverage`` ≥ ``min_support``, and the unit has the kind of
+  fact the question asks for: a figure for how many / how much / how long / what rate, a
+  date, time or deadline for when.
+The defaults were chosen on the project's labelled questions (``evals/cases/sample.jsonl``)
+with the offline reranker's scores; a CrossEncoder's scores need their own ``min_support``.
+
+The best supported unit answers; a second unit of the same block joins it when it scores
+within ``second_margin``. A lead-in sentence ending in ":" brings its list items with it.
+
+Ambiguity: when the question matches two or more rows of a table equally (it names none of
+the row-specific cells), or a quantity question lands on a lead-in whose items give different
+figures, the outcome is ``ambiguous`` with those rows or items as the readings.
 
 Status: blocks are tried in tiers — current, then pending, then superseded — and the first
-tier with a supported sentence answers. A superseded block whose successor (its
+tier with a supported unit answers. A superseded block whose successor (its
 ``superseded_by`` source) is among the hits is never quoted at all.
 """
 
@@ -27,22 +36,32 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from docent.contracts import Hit, InsufficientEvidence, Outcome
-from generate.figures import block_figures
+from docent.contracts import Ambiguous, Hit, InsufficientEvidence, Outcome
+from generate.figures import answer_figures, block_figures
 from generate.outcomes import answered
 from generate.protocols import Generation
 from generate.text import chunk_sentences, content_words, split_sentences
 from render.prompt import RenderedPrompt
 
+WHEN_QUESTION = re.compile(
+    r"\b(when\b|by when|what (time|date|day)|which (date|day)|deadline|how (soon|early|late))",
+    re.IGNORECASE,
+)
 QUANTITY_QUESTION = re.compile(
-    r"\b(how (many|much|long|often|far|soon|early|late)|when\b|what (time|date|day)|"
-    r"by when|what percent|percentage|what (is|are) the (rate|cap|limit|price|cost|fee|amount|"
-    r"maximum|minimum|deadline)|how old)",
+    r"\b(how (many|much|long|often|far|old|big|large|fast)|what percent|percentage|"
+    r"(what is|what's|what are) the (\w+ ){0,3}(rate|cap|limit|price|cost|fee|amount|maximum|"
+    r"minimum|allowance|budget|number))",
+    re.IGNORECASE,
+)
+RELATIVE_TIME = re.compile(
+    r"\b(within|before|after|until|by|every|each|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday|daily|weekly|monthly|annually|immediately)\b",
     re.IGNORECASE,
 )
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?$")
 NOT_FOUND = "None of the passages found states an answer to this question."
 TIERS = ("current", "pending", "superseded")
+MAX_LIST_ITEMS = 4
 
 
 @dataclass(frozen=True)
@@ -52,7 +71,8 @@ class Unit:
     hit: Hit
     text: str
     context: str  # heading path, plus the table header for a row
-    header: str | None = None
+    index: int  # position among the block's units
+    header: str | None = None  # the table header (with its rule line) for a row
 
 
 @dataclass(frozen=True)
@@ -61,29 +81,52 @@ class Scored:
     coverage: float
     score: float
     supported: bool
+    own: frozenset[str] = frozenset()
 
 
 def table_rows(text: str) -> tuple[str, list[str]] | None:
-    """``(header, rows)`` of a Markdown pipe table, or None when ``text`` is not one."""
+    """``(header, rows)`` of a Markdown pipe table, or None when ``text`` is not one. The
+    header keeps its rule line (``|---|---|``) when the table has one, so a quote of header
+    and rows is still a Markdown table."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     piped = [line for line in lines if line.startswith("|") or line.count("|") >= 2]
     if len(piped) < 2:
         return None
     body = [line for line in piped if not _TABLE_RULE.match(line)]
-    return body[0], body[1:]
+    rules = [line for line in piped if _TABLE_RULE.match(line)]
+    if len(body) < 2:
+        return None
+    header = f"{body[0]}\n{rules[0]}" if rules else body[0]
+    return header, body[1:]
+
+
+def cells(row: str) -> list[str]:
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
 
 
 def units_of(hit: Hit) -> list[Unit]:
     chunk = hit.chunk
     heading = " ".join([*chunk.heading_path, chunk.title or ""])
     table = table_rows(chunk.text) if chunk.kind == "table" or "|" in chunk.text else None
-    if table is not None:
-        header, rows = table
-        units = [Unit(hit, row, f"{heading} {header}", header) for row in rows]
-        prose = [line for line in chunk.text.splitlines() if line.strip() and "|" not in line]
-        units += [Unit(hit, s, heading) for s in split_sentences("\n".join(prose))]
-        return units
-    return [Unit(hit, sentence, heading) for sentence in chunk_sentences(chunk)]
+    if table is None:
+        return [Unit(hit, s, heading, n) for n, s in enumerate(chunk_sentences(chunk))]
+    header, rows = table
+    units = [Unit(hit, row, f"{heading} {header}", n, header) for n, row in enumerate(rows)]
+    prose = "\n".join(line for line in chunk.text.splitlines() if line.strip() and "|" not in line)
+    for sentence in split_sentences(prose) if prose.strip() else ():
+        units.append(Unit(hit, sentence, heading, len(units)))
+    return units
+
+
+def has_fact(text: str, wants_when: bool, wants_quantity: bool) -> bool:
+    """Does ``text`` hold the kind of fact the question asks for?"""
+    if wants_when:
+        keys = answer_figures(text)
+        dated = any(k.split(":", 1)[0] in {"date", "day", "month", "time"} for k in keys)
+        return dated or (bool(block_figures(text)) and bool(RELATIVE_TIME.search(text)))
+    if wants_quantity:
+        return bool(block_figures(text))
+    return True
 
 
 class ExtractiveGenerator:
@@ -92,26 +135,29 @@ class ExtractiveGenerator:
     def __init__(
         self,
         *,
-        min_coverage: float = 0.5,
-        strong_coverage: float = 0.75,
-        min_rerank: float = 0.5,
-        second_ratio: float = 0.85,
+        min_support: float = 0.7,
+        coverage_weight: float = 0.3,
+        min_coverage: float = 0.3,
+        non_best_penalty: float = 0.05,
+        second_margin: float = 0.05,
         model: str = "extractive-v1",
     ) -> None:
-        if not 0 < min_coverage <= strong_coverage <= 1:
-            raise ValueError("need 0 < min_coverage <= strong_coverage <= 1")
-        if not 0 < second_ratio <= 1:
-            raise ValueError("second_ratio must be in (0, 1]")
+        if not 0 <= min_coverage <= 1:
+            raise ValueError(f"min_coverage must be in [0, 1], got {min_coverage}")
+        if coverage_weight < 0 or non_best_penalty < 0 or second_margin < 0:
+            raise ValueError("coverage_weight, non_best_penalty and second_margin must be >= 0")
+        self.min_support = min_support
+        self.coverage_weight = coverage_weight
         self.min_coverage = min_coverage
-        self.strong_coverage = strong_coverage
-        self.min_rerank = min_rerank
-        self.second_ratio = second_ratio
+        self.non_best_penalty = non_best_penalty
+        self.second_margin = second_margin
         self.model = model
 
     def generate(self, prompt: RenderedPrompt, hits: Sequence[Hit]) -> Generation:
         question = prompt.question
         words = content_words(question)
-        wants_figure = bool(QUANTITY_QUESTION.search(question))
+        wants_when = bool(WHEN_QUESTION.search(question))
+        wants_quantity = bool(QUANTITY_QUESTION.search(question))
         successors = {hit.chunk.source for hit in hits if hit.chunk.status != "superseded"}
         eligible = [
             hit
@@ -120,56 +166,123 @@ class ExtractiveGenerator:
         ]
         considered: list[Scored] = []
         for tier in TIERS:
-            tier_hits = [hit for hit in eligible if _tier(hit) == tier]
-            scored = [self._score(u, words, wants_figure) for h in tier_hits for u in units_of(h)]
+            scored = [
+                self._score(unit, words, wants_when, wants_quantity)
+                for hit in eligible
+                if _tier(hit) == tier
+                for unit in units_of(hit)
+            ]
             considered += scored
             supported = [s for s in scored if s.supported]
             if supported:
-                outcome = self._answer(supported, hits)
+                outcome = self._answer(supported, scored, hits, wants_quantity or wants_when)
                 return Generation(outcome, _raw(outcome, considered), self.model)
-        outcome_ie = InsufficientEvidence(NOT_FOUND)
-        return Generation(outcome_ie, _raw(outcome_ie, considered), self.model)
+        abstain = InsufficientEvidence(NOT_FOUND)
+        return Generation(abstain, _raw(abstain, considered), self.model)
 
-    def _score(self, unit: Unit, words: set[str], wants_figure: bool) -> Scored:
+    def _score(self, unit: Unit, words: set[str], wants_when: bool, wants_qty: bool) -> Scored:
         if not words:
             return Scored(unit, 0.0, 0.0, False)
         own = words & content_words(unit.text)
         context_only = (words & content_words(unit.context)) - own
         coverage = (len(own) + 0.5 * len(context_only)) / len(words)
         hit = unit.hit
-        rerank = hit.rerank_score if hit.rerank_score is not None else hit.score
-        has_figure = bool(block_figures(unit.text))
+        relevance = hit.rerank_score if hit.rerank_score is not None else hit.score
+        relevance = max(min(relevance, 1.0), 0.0)
+        if hit.best_sentence and not _is_best_sentence(unit):
+            relevance -= self.non_best_penalty
+        support = relevance + self.coverage_weight * coverage
+        lead_in = unit.text.rstrip().endswith(":")
         supported = (
             bool(own)
             and coverage >= self.min_coverage
-            and (has_figure or not wants_figure)
-            and (coverage >= self.strong_coverage or rerank >= self.min_rerank)
+            and support >= self.min_support
+            and (lead_in or has_fact(unit.text, wants_when, wants_qty))
         )
-        bonus = 0.15 if hit.best_sentence and hit.best_sentence.strip() == unit.text else 0.0
-        score = coverage + bonus + 0.1 * max(min(rerank, 1.0), 0.0) - 0.02 * (hit.rank - 1)
-        return Scored(unit, coverage, score, supported)
+        return Scored(unit, coverage, support - 0.01 * (hit.rank - 1), supported, frozenset(own))
 
-    def _answer(self, supported: list[Scored], hits: Sequence[Hit]) -> Outcome:
+    def _answer(
+        self,
+        supported: list[Scored],
+        scored: list[Scored],
+        hits: Sequence[Hit],
+        wants_figure: bool,
+    ) -> Outcome:
         best = max(supported, key=lambda s: s.score)
-        same_block = [
+        block = [s for s in scored if s.unit.hit is best.unit.hit]
+        cid = best.unit.hit.chunk.chunk_id
+        if best.unit.header is not None:
+            return self._table_answer(best, block, hits)
+        if best.unit.text.rstrip().endswith(":"):
+            items = [s.unit.text for s in block if s.unit.index > best.unit.index]
+            items = items[:MAX_LIST_ITEMS]
+            if wants_figure and len(items) >= 2 and _differ_in_figures(items):
+                return _ambiguous(items)
+            quote = "\n".join([best.unit.text, *items])
+            return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
+        extra = [
             s
             for s in supported
             if s.unit.hit is best.unit.hit
             and s is not best
-            and s.score >= self.second_ratio * best.score
+            and s.score >= best.score - self.second_margin
         ]
-        picked = [best, *sorted(same_block, key=lambda s: -s.score)[:1]]
-        text = best.unit.hit.chunk.text
-        picked_sorted = sorted((s.unit for s in picked), key=lambda u: text.find(u.text))
-        cid = best.unit.hit.chunk.chunk_id
-        if best.unit.header is not None:
-            rows = [u.text for u in picked_sorted if u.header is not None]
-            quote = "\n".join([best.unit.header, *rows])
-            answer = "\n".join(f"{line} [{cid}]" for line in [best.unit.header, *rows])
-        else:
-            quote = " ".join(u.text for u in picked_sorted)
-            answer = " ".join(_cite(u.text, cid) for u in picked_sorted)
+        picked = sorted([best, *sorted(extra, key=lambda s: -s.score)[:1]], key=_position)
+        quote = " ".join(s.unit.text for s in picked)
+        answer = " ".join(_cite(s.unit.text, cid) for s in picked)
         return answered(answer, [(cid, quote)], hits)
+
+    def _table_answer(self, best: Scored, block: list[Scored], hits: Sequence[Hit]) -> Outcome:
+        rows = [s for s in block if s.unit.header is not None]
+        header = best.unit.header or ""
+        header_words = content_words(header)
+        # Rows matching the question exactly as well as the best row does, on words of their
+        # own cells (not the header's): when several tie, the question did not pick a row.
+        specific = best.own - header_words
+        ties = [s for s in rows if s.own - header_words == specific and s.own == best.own]
+        if not specific and len(ties) >= 2:
+            return _ambiguous([_row_reading(header, s.unit.text) for s in ties[:3]])
+        matched = sorted([s for s in ties if specific][:2] or [best], key=_position)
+        cid = best.unit.hit.chunk.chunk_id
+        quote = "\n".join([header, *(s.unit.text for s in matched)])
+        return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
+
+
+def _position(scored: Scored) -> int:
+    return scored.unit.index
+
+
+def _differ_in_figures(items: Sequence[str]) -> bool:
+    figures = [frozenset(answer_figures(item)) for item in items]
+    return len({f for f in figures if f}) >= 2
+
+
+def _row_reading(header: str, row: str) -> str:
+    names = cells(header.splitlines()[0])
+    values = cells(row)
+    return "; ".join(f"{n}: {v}" for n, v in zip(names, values, strict=False) if v)
+
+
+def _ambiguous(readings: Sequence[str]) -> Ambiguous:
+    options = [r.split(":", 1)[0].strip() if ":" in r else r for r in readings[:3]]
+    if len(set(options)) == len(options) and all(len(o) < 40 for o in options):
+        firsts = [r.split(";", 1)[0].strip() for r in readings[:3]]
+        question = "Which one do you mean: " + ", ".join(firsts[:-1]) + f" or {firsts[-1]}?"
+    else:
+        question = "Which of these do you mean?"
+    return Ambiguous(tuple(readings[:3]), question)
+
+
+def _is_best_sentence(unit: Unit) -> bool:
+    """Is ``unit`` the sentence the reranker found best? A table row matches its
+    "Header: value; …" form by its words."""
+    best = unit.hit.best_sentence
+    if not best:
+        return False
+    if unit.header is None:
+        return best.strip() == unit.text.strip()
+    words = content_words(unit.text)
+    return bool(words) and words <= content_words(best)
 
 
 def _tier(hit: Hit) -> str:

@@ -43,7 +43,11 @@ _ORD = r"(?:st|nd|rd|th)?"
 
 ISO_DATE = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b")
 DAY_MONTH_YEAR = re.compile(
-    r"\b(?P<d>\d{1,2})" + _ORD + r"\s+(?:of\s+)?" + _MONTH.format(g="mon") + r"(?:,?\s+(?P<y>\d{4}))?\b",
+    r"\b(?P<d>\d{1,2})"
+    + _ORD
+    + r"\s+(?:of\s+)?"
+    + _MONTH.format(g="mon")
+    + r"(?:,?\s+(?P<y>\d{4}))?\b",
     re.IGNORECASE,
 )
 MONTH_DAY_YEAR = re.compile(
@@ -78,8 +82,20 @@ NUMBER_WORDS = {
         "zero one two three four five six seven eight nine ten eleven twelve thirteen "
         "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
     )
-} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-     "ninety": 90, "hundred": 100, "thousand": 1000, "once": 1, "twice": 2, "half": 0.5}
+} | {
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "hundred": 100,
+    "thousand": 1000,
+    "once": 1,
+    "twice": 2,
+    "half": 0.5,
+}
 WORD = re.compile(r"\b[a-z]+\b", re.IGNORECASE)
 
 

@@ -180,9 +180,10 @@ class OpenAIChatGenerator:
             error = httpx.HTTPStatusError(
                 f"HTTP {response.status_code}", request=response.request, response=response
             )
+            retried = response.status_code in RETRY_STATUSES
             raise LLMUnavailable(
                 f"chat endpoint {self.base_url} answered HTTP {response.status_code}"
-                + (f" after {attempts} attempt(s)" if response.status_code in RETRY_STATUSES else ""),
+                + (f" after {attempts} attempt(s)" if retried else ""),
                 detail=_error_message(response),
             ) from error
         raise AssertionError("unreachable")  # pragma: no cover

@@ -198,7 +198,11 @@ def outcome_to_dict(outcome: Outcome) -> dict[str, Any]:
         case InsufficientEvidence(missing=missing):
             return {"kind": outcome.kind, "missing": missing}
         case Ambiguous(readings=readings, clarifying_question=question):
-            return {"kind": outcome.kind, "readings": list(readings), "clarifying_question": question}
+            return {
+                "kind": outcome.kind,
+                "readings": list(readings),
+                "clarifying_question": question,
+            }
         case Declined(reason_code=code, detail=detail):
             return {"kind": outcome.kind, "reason_code": code, "detail": detail}
     raise TypeError(f"not an Outcome: {outcome!r}")  # pragma: no cover - exhaustive above

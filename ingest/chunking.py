@@ -54,8 +54,10 @@ def _sections(
 ) -> list[tuple[tuple[str, ...], list[Element]]]:
     """(heading path, body elements) for each run of elements under one heading."""
     opens_with_title = bool(elements) and elements[0].kind == "title" and elements[0].depth == 0
-    root = () if opens_with_title or not (root_title and root_title.strip()) else (
-        " ".join(root_title.split()),
+    root = (
+        ()
+        if opens_with_title or not (root_title and root_title.strip())
+        else (" ".join(root_title.split()),)
     )
     stack: list[tuple[int, str]] = []
     sections: list[tuple[tuple[str, ...], list[Element]]] = []
@@ -115,7 +117,10 @@ def _split_long(text: str, budget: int) -> list[str]:
             words = sentence.split()
             sentence_parts: list[list[str]] = [[]]
             for word in words:
-                if sentence_parts[-1] and count_tokens(" ".join([*sentence_parts[-1], word])) > budget:
+                if (
+                    sentence_parts[-1]
+                    and count_tokens(" ".join([*sentence_parts[-1], word])) > budget
+                ):
                     sentence_parts.append([])
                 sentence_parts[-1].append(word)
             if current:
@@ -175,8 +180,10 @@ def _pack(path: tuple[str, ...], body: Sequence[Element], budget: int) -> list[_
             pieces.append(_Piece(path, "table", block.text))
         elif block.tokens > budget:
             flush()
-            parts = _split_list(block, budget) if block.kind == "list" else _split_long(
-                block.text, budget
+            parts = (
+                _split_list(block, budget)
+                if block.kind == "list"
+                else _split_long(block.text, budget)
             )
             pieces.extend(_Piece(path, block.kind, p) for p in parts[:-1])
             current.append(_Block(block.kind, parts[-1], count_tokens(parts[-1])))

@@ -1,15 +1,15 @@
 """Faults ingest reports. Every per-file error names the file and the reason in plain words.
 
-    DocentError
-    └── IngestError                      ingest went wrong in a way that is not one file's fault
-    InvalidInput
-    └── IngestFileError                  one file cannot be ingested: "<source>: <reason>"
-        ├── UnsupportedFile              the extension is not one we read
-        ├── CorruptFile                  the bytes are not a readable document of that type
-        ├── EncryptedFile                a password protects the content
-        ├── EmptyDocument                no text: zero bytes, only whitespace, or nothing extracted
-        ├── TooLarge                     over the configured size limit
-        └── BadMetadata                  a metadata field (``field``) has a value we cannot use
+DocentError
+└── IngestError                      ingest went wrong in a way that is not one file's fault
+InvalidInput
+└── IngestFileError                  one file cannot be ingested: "<source>: <reason>"
+    ├── UnsupportedFile              the extension is not one we read
+    ├── CorruptFile                  the bytes are not a readable document of that type
+    ├── EncryptedFile                a password protects the content
+    ├── EmptyDocument                no text: zero bytes, only whitespace, or nothing extracted
+    ├── TooLarge                     over the configured size limit
+    └── BadMetadata                  a metadata field (``field``) has a value we cannot use
 """
 
 from __future__ import annotations

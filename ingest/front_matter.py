@@ -11,7 +11,9 @@ import yaml
 from ingest.elements import PROPERTY_KEYS
 from ingest.errors import BadMetadata
 
-_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+_FRONT_MATTER = re.compile(
+    r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL
+)
 _EMPTY_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)")
 
 
@@ -29,9 +31,7 @@ def split_front_matter(text: str, source: str) -> tuple[dict[str, object], str]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 2})" if mark is not None else ""
-        raise BadMetadata(
-            source, "front_matter", f"front matter is not valid YAML{where}"
-        ) from exc
+        raise BadMetadata(source, "front_matter", f"front matter is not valid YAML{where}") from exc
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -58,7 +58,7 @@ def _as_text(value: object) -> str | None:
 
 
 def normalise_key(key: str) -> str:
-    """"Effective-Date", "effectiveDate", "EffectiveDate" → "effective_date"."""
+    """ "Effective-Date", "effectiveDate", "EffectiveDate" → "effective_date"."""
     key = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", key.strip().lstrip("/"))
     return re.sub(r"[\s\-]+", "_", key).lower()
 

@@ -11,6 +11,7 @@ from the markup (``<hN>``, ``#``, Word heading styles), never from guessing.
 
 from __future__ import annotations
 
+# ruff: noqa: E402  (unstructured reads these flags at import, so they are set first)
 import os
 import re
 import zipfile
@@ -29,8 +30,14 @@ import unstructured.nlp.tokenize as _unstructured_tokenize
 from spacy.language import Language
 
 from ingest.elements import Element, ParsedDocument
-from ingest.errors import CorruptFile, EmptyDocument, EncryptedFile, IngestFileError, TooLarge
-from ingest.errors import UnsupportedFile
+from ingest.errors import (
+    CorruptFile,
+    EmptyDocument,
+    EncryptedFile,
+    IngestFileError,
+    TooLarge,
+    UnsupportedFile,
+)
 from ingest.front_matter import known_properties, split_front_matter
 from ingest.pdf import partition_pdf
 from ingest.tables import rows_from_html, rows_to_html
@@ -51,7 +58,15 @@ _unstructured_tokenize._load_spacy_model = _blank_english
 _unstructured_tokenize._install_spacy_model = _refuse_download
 _unstructured_tokenize._get_nlp.cache_clear()
 
-SUPPORTED_EXTENSIONS: tuple[str, ...] = (".md", ".markdown", ".html", ".htm", ".docx", ".pdf", ".txt")
+SUPPORTED_EXTENSIONS: tuple[str, ...] = (
+    ".md",
+    ".markdown",
+    ".html",
+    ".htm",
+    ".docx",
+    ".pdf",
+    ".txt",
+)
 _TEXT_CATEGORIES_DROPPED = {
     "Header", "Page-header", "Footer", "Page-footer", "PageBreak", "PageNumber",
     "Image", "Figure", "Picture",
@@ -62,9 +77,9 @@ _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
 def _read_text(path: Path, source: str) -> str:
     data = path.read_bytes()
-    if b"\x00" in data[:65536] or len(_CONTROL.findall(data[:65536].decode("latin-1"))) > 0.02 * min(
-        len(data), 65536
-    ):
+    if b"\x00" in data[:65536] or len(
+        _CONTROL.findall(data[:65536].decode("latin-1"))
+    ) > 0.02 * min(len(data), 65536):
         raise CorruptFile(source, "the file holds binary data, not text")
     try:
         return data.decode("utf-8-sig")
@@ -87,10 +102,7 @@ def _from_unstructured(
         if category in _TEXT_CATEGORIES_DROPPED:
             continue
         if category == "Table":
-            rows = [[clean_element_text(c) for c in row] for row in rows_from_html(
-                el.metadata.text_as_html or ""
-            )]
-            rows = [r for r in rows if any(r)]
+            rows = _clean_rows(el.metadata.text_as_html or "")
             if rows:
                 text = " ".join(" ".join(r) for r in rows)
                 out.append(Element("table", text, html=rows_to_html(rows)))
@@ -108,6 +120,20 @@ def _from_unstructured(
             continue
         out.append(Element("text", text))
     return out
+
+
+def _clean_rows(table_html: str) -> list[list[str]]:
+    rows = [[clean_element_text(c) for c in row] for row in rows_from_html(table_html)]
+    return [r for r in rows if any(r)]
+
+
+def _cleaned(el: Element) -> Element:
+    """Template tags and link shells out of an element from the PDF reader."""
+    if el.kind == "table":
+        rows = _clean_rows(el.html or "")
+        text = " ".join(" ".join(r) for r in rows)
+        return Element("table", text, html=rows_to_html(rows)) if rows else Element("text", "")
+    return Element(el.kind, clean_element_text(el.text), depth=el.depth)
 
 
 def _list_depth(el: Any) -> int:
@@ -129,6 +155,14 @@ def _partition_markdown(path: Path, source: str) -> tuple[list[Element], dict[st
     front, body = split_front_matter(_read_text(path, source), source)
     body = strip_template_tags(body, markdown=True)
     if not body.strip():
+        # A redirect stub (front matter naming where the page went, no body) is a real page
+        # of a published handbook: what it says is where the content lives now.
+        target = front.get("redirect_to")
+        if isinstance(target, str) and target.strip():
+            moved = Element("text", f"This page has moved to {target.strip()}.")
+            return [moved], known_properties(front)
+        if front:
+            raise EmptyDocument(source, "the file has front matter but no body text")
         return [], known_properties(front)
     return _from_unstructured(partition_md(text=body), _markup_depth), known_properties(front)
 
@@ -273,14 +307,18 @@ def partition_file(path: Path, source: str, *, max_bytes: int | None = None) -> 
         raise EmptyDocument(source, "the file contains only whitespace")
     if suffix == ".pdf":
         parsed = partition_pdf(path, source)
-        elements, properties = list(parsed.elements), dict(parsed.properties)
+        elements = [_cleaned(e) for e in parsed.elements]
+        elements = [e for e in elements if e.text]
+        properties = dict(parsed.properties)
     else:
         try:
             elements, properties = _PARTITIONERS[suffix](path, source)
         except IngestFileError:
             raise
         except Exception as exc:  # noqa: BLE001 - a parser failing on these bytes is a bad file
-            raise CorruptFile(source, f"the file could not be parsed ({type(exc).__name__})") from exc
+            raise CorruptFile(
+                source, f"the file could not be parsed ({type(exc).__name__})"
+            ) from exc
     if not elements:
         raise EmptyDocument(source, "no text could be extracted from the file")
     _title_fallback(properties, elements, path)

@@ -30,7 +30,10 @@ from ingest.pdf_layout import LIST_MARKER, Line, Word, find_aligned_tables, word
 from ingest.tables import rows_to_html
 
 _SENTENCE_END = re.compile(r"[.!?:;,]$")
-_PAGE_NUMBER = re.compile(r"^(?:page\s*)?[-–—]?\s*\d{1,4}\s*(?:(?:of|/)\s*\d{1,4})?\s*[-–—]?$", re.I)
+_CID = re.compile(r"\(cid:\d+\)")
+_PAGE_NUMBER = re.compile(
+    r"^(?:page\s*)?[-–—]?\s*\d{1,4}\s*(?:(?:of|/)\s*\d{1,4})?\s*[-–—]?$", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -38,8 +41,6 @@ class _Table:
     page: int
     top: float
     rows: tuple[tuple[str, ...], ...]
-    last_on_page: bool
-    first_on_page: bool
 
 
 @dataclass(frozen=True)
@@ -93,27 +94,21 @@ def _page_blocks(page: Any, number: int) -> list[_Block]:
         if not _inside(w, boxes)
     ]
     lines = words_to_lines(words, number)
-    blocks = [_Block(number, top, table=_Table(number, top, rows, False, False)) for top, rows in ruled]
+    blocks = [_Block(number, top, table=_Table(number, top, rows)) for top, rows in ruled]
     taken: set[int] = set()
     for aligned in find_aligned_tables(lines):
         top = lines[aligned.start].top
-        blocks.append(_Block(number, top, table=_Table(number, top, aligned.rows, False, False)))
+        blocks.append(_Block(number, top, table=_Table(number, top, aligned.rows)))
         taken.update(range(aligned.start, aligned.end))
     blocks += [_Block(number, ln.top, line=ln) for i, ln in enumerate(lines) if i not in taken]
     blocks.sort(key=lambda b: b.top)
-    if blocks and blocks[0].table:
-        t = blocks[0].table
-        blocks[0] = _Block(number, t.top, table=_Table(number, t.top, t.rows, False, True))
-    if blocks and blocks[-1].table:
-        t = blocks[-1].table
-        last = _Table(number, t.top, t.rows, True, t.first_on_page)
-        blocks[-1] = _Block(number, t.top, table=last)
     return blocks
 
 
 def _drop_running_lines(pages: list[list[_Block]], heights: list[float]) -> list[list[_Block]]:
     """Page numbers and running headers/footers (same text in the top or bottom margin of
     several pages) are furniture, not content."""
+
     def in_margin(b: _Block, height: float) -> bool:
         return b.top < height * 0.07 or b.top > height * 0.92
 
@@ -139,7 +134,9 @@ def _drop_running_lines(pages: list[list[_Block]], heights: list[float]) -> list
 
 
 def _join_tables(blocks: list[_Block]) -> list[_Block]:
-    """A table that ends one page and starts the next, with the same width, is one table."""
+    """A table that ends one page, followed at the top of the next page by a table of the
+    same width, is one table (its repeated header row dropped). Runs after page furniture
+    is removed, so a page number between the two does not keep them apart."""
     out: list[_Block] = []
     for b in blocks:
         prev = out[-1].table if out else None
@@ -147,14 +144,12 @@ def _join_tables(blocks: list[_Block]) -> list[_Block]:
         if (
             prev is not None
             and t is not None
-            and prev.last_on_page
-            and t.first_on_page
             and t.page == prev.page + 1
             and len(t.rows[0]) == len(prev.rows[0])
         ):
-            rows = t.rows[1:] if _norm(" ".join(t.rows[0])) == _norm(" ".join(prev.rows[0])) else t.rows
-            merged = _Table(prev.page, prev.top, prev.rows + rows, t.last_on_page, prev.first_on_page)
-            out[-1] = _Block(prev.page, prev.top, table=merged)
+            repeated = _norm(" ".join(t.rows[0])) == _norm(" ".join(prev.rows[0]))
+            rows = prev.rows + (t.rows[1:] if repeated else t.rows)
+            out[-1] = _Block(prev.page, prev.top, table=_Table(prev.page, prev.top, rows))
             continue
         out.append(b)
     return out
@@ -196,7 +191,11 @@ def _elements(blocks: Sequence[_Block], outline: set[str]) -> list[Element]:
     styles: dict[int, tuple[float, bool]] = {}
     for i, ln in enumerate(lines):
         style = _heading_style(
-            ln, lines[i - 1] if i else None, lines[i + 1] if i + 1 < len(lines) else None, body, outline
+            ln,
+            lines[i - 1] if i else None,
+            lines[i + 1] if i + 1 < len(lines) else None,
+            body,
+            outline,
         )
         if style:
             styles[id(ln)] = style
@@ -209,34 +208,39 @@ def _elements(blocks: Sequence[_Block], outline: set[str]) -> list[Element]:
             rows = block.table.rows
             out.append(("table", " ".join(" ".join(r) for r in rows), 0, rows_to_html(rows), None))
             continue
-        ln = block.line
-        assert ln is not None
-        style = styles.get(id(ln))
+        line = block.line
+        assert line is not None
+        style = styles.get(id(line))
         kind, text, depth, _, prev = out[-1] if out else ("text", "", 0, None, None)
-        gap = ln.top - prev.bottom if prev is not None and prev.page == ln.page else None
+        gap = line.top - prev.bottom if prev is not None and prev.page == line.page else None
         if style:
             wrapped = kind == "title" and prev is not None and styles.get(id(prev)) == style
-            if wrapped and gap is not None and gap < 0.8 * ln.size:
-                out[-1] = ("title", _glue(text, ln.text), depth, None, ln)  # wrapped heading
+            if wrapped and gap is not None and gap < 0.8 * line.size:
+                out[-1] = ("title", _glue(text, line.text), depth, None, line)  # wrapped heading
             else:
-                out.append(("title", ln.text, ranked.index(style), None, ln))
+                out.append(("title", line.text, ranked.index(style), None, line))
             continue
-        marker = _marker(ln)
+        marker = _marker(line)
         if marker:
-            level = max(0, round((ln.x0 - list_x) / 18))
-            out.append(("list_item", ln.text[len(marker) :].strip(), level, None, ln))
+            level = max(0, round((line.x0 - list_x) / 18))
+            out.append(("list_item", line.text[len(marker) :].strip(), level, None, line))
             continue
-        continues = prev is not None and kind in ("text", "list_item") and (
-            (gap is not None and gap < 0.6 * ln.size)
-            or (prev.page + 1 == ln.page and not re.search(r"[.!?:]$", text))
+        continues = (
+            prev is not None
+            and kind in ("text", "list_item")
+            and (
+                (gap is not None and gap < 0.6 * line.size)
+                or (prev.page + 1 == line.page and not re.search(r"[.!?:]$", text))
+            )
         )
-        if continues and kind == "list_item" and prev is not None and ln.x0 <= list_x + 1:
+        if continues and kind == "list_item" and prev is not None and line.x0 <= list_x + 1:
             continues = False  # back at the list's own margin without a marker: body text
         if continues and prev is not None:
-            out[-1] = (kind, _glue(text, ln.text), depth, None, ln)
+            out[-1] = (kind, _glue(text, line.text), depth, None, line)
         else:
-            out.append(("text", ln.text, 0, None, ln))
-    return [Element(kind=k, text=t, depth=d, html=h) for k, t, d, h, _ in out if t.strip()]
+            out.append(("text", line.text, 0, None, line))
+    cleaned = [(k, " ".join(_CID.sub(" ", t).split()), d, h) for k, t, d, h, _ in out]
+    return [Element(kind=k, text=t, depth=d, html=h) for k, t, d, h in cleaned if t]
 
 
 def _marker(line: Line) -> str | None:
@@ -253,11 +257,17 @@ def partition_pdf(path: Path, source: str) -> ParsedDocument:
             outline = _outline_titles(pdf)
             pages = [_page_blocks(page, n) for n, page in enumerate(pdf.pages, start=1)]
             heights = [float(page.height) for page in pdf.pages]
-    except (PDFPasswordIncorrect, PDFEncryptionError) as exc:
-        raise EncryptedFile(source, "the PDF is encrypted and needs a password to read") from exc
     except Exception as exc:  # noqa: BLE001 - pdfminer raises many unrelated types on bad bytes
-        if "password" in str(exc).lower() or "encrypt" in str(exc).lower():
-            raise EncryptedFile(source, "the PDF is encrypted and needs a password to read") from exc
-        raise CorruptFile(source, f"not a readable PDF ({type(exc).__name__})") from exc
+        # pdfplumber wraps pdfminer's error; look at what it wraps.
+        inner = exc.args[0] if exc.args and isinstance(exc.args[0], Exception) else exc
+        if isinstance(inner, PDFPasswordIncorrect | PDFEncryptionError):
+            raise EncryptedFile(
+                source, "the PDF is encrypted and needs a password to open"
+            ) from exc
+        # Only the error's type: its message may quote bytes of a document the reader of
+        # this error is not cleared to see.
+        raise CorruptFile(
+            source, f"not a readable PDF; its structure is damaged ({type(inner).__name__})"
+        ) from exc
     blocks = _join_tables([b for page in _drop_running_lines(pages, heights) for b in page])
     return ParsedDocument(elements=tuple(_elements(blocks, outline)), properties=properties)

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 _BOLD = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
-LIST_MARKER = re.compile(r"^(?:[•◦▪▫‣⁃●○■□·*\-–—]|\(?\d{1,3}[.)]|\(?[a-z][.)])$")
+# "(cid:127)" is how pdfminer shows a bullet glyph the font has no Unicode mapping for.
+LIST_MARKER = re.compile(r"^(?:[•◦▪▫‣⁃●○■□·*\-–—]|\(cid:\d+\)|\(?\d{1,3}[.)]|\(?[a-z][.)])$")
 
 
 @dataclass(frozen=True)
@@ -165,9 +166,7 @@ def _rows(lines: Sequence[Line], columns: Sequence[float], tolerance: float) -> 
             col = 0 if col is None else col
             first_col = col if first_col is None else first_col
             cells[col] = (cells[col] + " " + seg.text).strip()
-        new_row = (
-            i == 0 or (steps[i - 1] > pitch * 1.12 if padded else first_col == 0)
-        )
+        new_row = i == 0 or (steps[i - 1] > pitch * 1.12 if padded else first_col == 0)
         if new_row:
             rows.append(cells)
         else:

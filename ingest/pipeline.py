@@ -345,9 +345,12 @@ class Ingestor:
         if meta.superseded_by or meta.supersedes:
             with session_scope(self._sessions) as session:
                 batch = jobs.batch_sources(session, task.job_id)
+            # A successor named by superseded_by must exist (batch or index). A predecessor
+            # named by supersedes may arrive later: it is written superseded when it does.
             problems = check_successors([meta], self.registry.live_sources() | batch)
-            if problems:
-                raise problems[0]
+            for problem in problems:
+                if problem.field == "superseded_by":
+                    raise problem
         return meta
 
     def _manifest_rows(self, manifest: Path) -> dict[str, ManifestRow]:

@@ -109,10 +109,8 @@ class KeywordSnapshot:
             return []
         scores = np.where(mask, self.bm25.get_scores(terms), 0.0)
         candidates = np.flatnonzero(scores > 0.0)
-        if len(candidates) > limit:
-            # Partial selection first: only the ``limit`` best need a full sort.
-            candidates = candidates[np.argpartition(-scores[candidates], limit - 1)[:limit]]
-        order = candidates[np.lexsort((candidates, -scores[candidates]))]
+        # Best score first; equal scores in chunk-id order, so the cut-off is deterministic.
+        order = candidates[np.lexsort((candidates, -scores[candidates]))][:limit]
         return [(self.chunks[i], float(scores[i])) for i in order]
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -27,6 +28,7 @@ from qdrant_client import models as qm
 from docent.contracts import Chunk, Embedder, Hit
 from ingest.vector_store import CHUNK_VECTOR, IndexUnavailable, QdrantIndex, point_id
 from retrieval.errors import RerankerUnavailable
+from retrieval.tokenize import tokenize
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +88,23 @@ def chunk_vectors(index: QdrantIndex, chunk_ids: Sequence[str]) -> dict[str, NDA
     return out
 
 
+# A code: letters then digits (RC-77, E:1, P-12, SEV1, LH-2026-014) or a number with a
+# bracketed suffix (401(k), 7.3(b)); not a plain number or a number with a unit (30-day).
+_CODE = re.compile(r"^(?:[^\W\d_][\w.:/()&-]*\d[\w.:/()&-]*|\d[\d.]*\([^\W_]{1,4}\))$")
+
+
+def query_codes(query: str) -> frozenset[str]:
+    """The codes a query names, as the tokeniser writes them."""
+    return frozenset(t for t in tokenize(query) if _CODE.match(t))
+
+
+def code_coverage(codes: frozenset[str], text: str) -> float:
+    """The share of the query's codes that ``text`` contains exactly."""
+    if not codes:
+        return 0.0
+    return len(codes & set(tokenize(text))) / len(codes)
+
+
 def _best_sentence(chunk: Chunk, row: int | None) -> str | None:
     if not chunk.sentences:
         return chunk.text  # a chunk with no finer units is its own best unit
@@ -95,49 +114,71 @@ def _best_sentence(chunk: Chunk, row: int | None) -> str | None:
 
 
 class SentenceReranker:
-    """The offline default: needs only the bundled embedder and the vectors stored at ingest."""
+    """The offline default: needs only the bundled embedder and the vectors stored at ingest.
+
+    ``score = w · best sentence cosine + (1 − w) · chunk cosine + code_weight · coverage``,
+    where coverage is the share of the codes the query names (``RC-77``, ``7.3(b)``) that
+    the chunk contains exactly. The embedder cannot tell ``RC-77`` from ``RC-75``; without
+    the code term the rerank undoes what the keyword leg found. Queries naming no code
+    score exactly as the measured design (0.5 / 0.5)."""
 
     def __init__(
-        self, embedder: Embedder, index: QdrantIndex, *, sentence_weight: float = 0.5
+        self,
+        embedder: Embedder,
+        index: QdrantIndex,
+        *,
+        sentence_weight: float = 0.5,
+        code_weight: float = 0.15,
     ) -> None:
         if not 0.0 <= sentence_weight <= 1.0:
             raise ValueError(f"sentence_weight must be within [0, 1], got {sentence_weight}")
+        if code_weight < 0.0:
+            raise ValueError(f"code_weight must be 0 or more, got {code_weight}")
         self.embedder = embedder
         self.index = index
         self.sentence_weight = sentence_weight
+        self.code_weight = code_weight
 
     def rerank(self, query: str, hits: Sequence[Hit]) -> list[Hit]:
         if not hits:
             return []
         query_vector = _unit(self.embedder.embed([query])[0])
+        codes = query_codes(query) if self.code_weight > 0 else frozenset()
         ids = [hit.chunk.chunk_id for hit in hits]
         sentence_rows = self.index.sentence_vectors(ids)
         chunk_rows = chunk_vectors(self.index, ids)
         scored: list[tuple[Hit, float, str | None]] = []
         for hit in hits:
-            cid = hit.chunk.chunk_id
-            sentences = sentence_rows.get(cid)
-            chunk_vec = chunk_rows.get(cid)
+            chunk = hit.chunk
+            sentences = sentence_rows.get(chunk.chunk_id)
+            chunk_vec = chunk_rows.get(chunk.chunk_id)
             if chunk_vec is None:
                 # Deleted between the first stage and now: it no longer exists to cite.
-                log.info("rerank: chunk %s left the index mid-query; dropped", cid)
+                log.info("rerank: chunk %s left the index mid-query; dropped", chunk.chunk_id)
                 continue
             chunk_cos = float(_unit(chunk_vec) @ query_vector)
             best_row: int | None = None
             best_cos = chunk_cos
             if sentences is not None and sentences.ndim == 2 and len(sentences):
-                sims = _unit_rows(sentences) @ query_vector
-                best_row = int(np.argmax(sims))
-                best_cos = float(sims[best_row])
-                if len(sentences) != max(len(hit.chunk.sentences), 1):
+                if len(sentences) != max(len(chunk.sentences), 1):
                     log.warning(
                         "rerank: %s has %d sentence vectors for %d sentences",
-                        cid,
+                        chunk.chunk_id,
                         len(sentences),
-                        len(hit.chunk.sentences),
+                        len(chunk.sentences),
                     )
+                sims = _unit_rows(sentences) @ query_vector
+                choice = sims
+                if codes and len(sentences) == len(chunk.sentences):
+                    # Prefer the sentence that names the code (7.3(b), not 7.3(a)).
+                    cover = [code_coverage(codes, s) for s in chunk.sentences]
+                    choice = sims + self.code_weight * np.asarray(cover, dtype=np.float32)
+                best_row = int(np.argmax(choice))
+                best_cos = float(sims[best_row])
             score = self.sentence_weight * best_cos + (1.0 - self.sentence_weight) * chunk_cos
-            scored.append((hit, score, _best_sentence(hit.chunk, best_row)))
+            if codes:
+                score += self.code_weight * code_coverage(codes, f"{chunk.heading}\n{chunk.text}")
+            scored.append((hit, score, _best_sentence(chunk, best_row)))
         return ranked(scored)
 
 

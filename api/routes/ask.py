@@ -10,7 +10,6 @@ from typing import Any
 
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
-from sqlalchemy import select
 
 from api.deps import AnyUserDep, AskerDep, DbDep, ServicesDep, SettingsDep
 from api.handoffs import record_gap
@@ -18,8 +17,7 @@ from api.metrics import stage_timings
 from api.passages import fetch_chunks, highlight_spans
 from api.ports import ask_json_of, asker_of
 from api.users import CurrentUser
-from api.visibility import can_read_chunk, can_read_level
-from docent.db.models import TraceRecord
+from api.visibility import can_read_chunk
 from docent.errors import DocentError, NotFound
 from docent.wiring import Services
 
@@ -46,9 +44,10 @@ def closest_sources(body: Mapping[str, Any], limit: int = 3) -> list[str]:
             value = hint.get(key)
             values = value if isinstance(value, list) else [value]
             out.extend(str(v) for v in values if v)
-    for item in body.get("retrieved") or []:
-        if isinstance(item, Mapping) and item.get("source"):
-            out.append(str(item["source"]))
+    for key in ("retrieved", "hits", "cut"):
+        for item in body.get(key) or []:
+            if isinstance(item, Mapping) and item.get("source"):
+                out.append(str(item["source"]))
     return list(dict.fromkeys(out))[:limit]
 
 
@@ -128,56 +127,18 @@ def passage(
     return passage_view(services, user, chunk_id, quote)
 
 
-_TEXT_LISTS = ("hits", "retrieved", "citations")
-
-
-def filter_trace_payload(
-    services: Services, user: CurrentUser, payload: Mapping[str, Any]
-) -> dict[str, Any]:
-    """A trace as the viewer may see it: passages they may not read are removed."""
-    levels = services.settings.access_levels
-    ids: list[str] = []
-    for key in _TEXT_LISTS:
-        for item in payload.get(key) or []:
-            if isinstance(item, Mapping):
-                ids.append(str(item.get("id") or item.get("chunk_id") or ""))
-    chunks = fetch_chunks(services.index, ids)
-    out = dict(payload)
-    for key in _TEXT_LISTS:
-        items = payload.get(key)
-        if isinstance(items, list):
-            out[key] = [
-                item
-                for item in items
-                if isinstance(item, Mapping)
-                and (chunk := chunks.get(str(item.get("id") or item.get("chunk_id") or "")))
-                is not None
-                and can_read_chunk(user, chunk, levels)
-            ]
-    # Prompts hold every block's text; only shown when every block is readable.
-    if any(len(out.get(k) or []) != len(payload.get(k) or []) for k in _TEXT_LISTS):
-        for key in ("system_prompt", "user_prompt", "raw_output", "prompt", "messages"):
-            out.pop(key, None)
-        out["withheld"] = "parts of this trace are above your clearance"
-    return out
-
-
 @router.get("/api/traces/{trace_id}", summary="What one ask did (its asker, or an admin)")
-def trace(trace_id: str, user: AnyUserDep, services: ServicesDep, db: DbDep) -> dict[str, Any]:
-    row = db.execute(select(TraceRecord).where(TraceRecord.id == trace_id)).scalar_one_or_none()
-    levels = services.settings.access_levels
-    if (
-        row is None
-        or not (user.is_admin or row.user_id == user.username)
-        or not can_read_level(user, row.max_access_level, levels)
-    ):
+def trace(trace_id: str, user: AnyUserDep, services: ServicesDep) -> dict[str, Any]:
+    from generate.errors import TraceNotFound
+    from generate.trace import load_trace
+
+    try:
+        # With the principal, a trace naming any chunk the viewer may not read is "not found".
+        data = load_trace(
+            services.sessions, trace_id, user.principal, services.settings.access_levels
+        )
+    except TraceNotFound:
+        raise NotFound(f"no trace {trace_id!r}") from None
+    if not (user.is_admin or data["user_id"] == user.username):
         raise NotFound(f"no trace {trace_id!r}")
-    return {
-        "id": row.id,
-        "created_at": row.created_at.isoformat(),
-        "user_id": row.user_id,
-        "question": row.question,
-        "outcome": row.outcome,
-        "index_version": row.index_version,
-        "payload": filter_trace_payload(services, user, row.payload or {}),
-    }
+    return data

@@ -39,17 +39,17 @@ class HandoffClose(BaseModel):
 
 def _from_trace(row: TraceRecord) -> HandoffRequest:
     payload: Mapping[str, Any] = row.payload or {}
-    body = payload.get("ask") if isinstance(payload.get("ask"), Mapping) else payload
-    assert isinstance(body, Mapping)
-    hint = body.get("handoff")
+    hint = payload.get("handoff")
     owner = hint.get("owner") if isinstance(hint, Mapping) else None
-    missing = body.get("missing") or body.get("clarifying_question")
+    outcome = payload.get("outcome")
+    outcome = outcome if isinstance(outcome, Mapping) else {}
+    missing = outcome.get("missing") or outcome.get("clarifying_question")
     return HandoffRequest(
         question=row.question,
         outcome=row.outcome,
         missing=str(missing) if missing else None,
         suggested_owner=str(owner) if owner else None,
-        closest_sources=tuple(closest_sources(body)),
+        closest_sources=tuple(closest_sources(payload)),
         trace_id=row.id,
     )
 

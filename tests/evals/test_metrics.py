@@ -67,12 +67,26 @@ def test_superseded_answer_with_a_stale_figure_is_wrong() -> None:
     assert grade(c, "answered", "30 days (was 25 days).").column == "wrong"
 
 
-@pytest.mark.parametrize("stratum", ["out_of_corpus", "permission", "unretrieved", "ambiguous"])
+@pytest.mark.parametrize("stratum", ["out_of_corpus", "permission", "unretrieved"])
 def test_must_abstain_strata_count_any_non_answer_as_correct(stratum: str) -> None:
     c = case(stratum, expect=())
     for outcome in ("insufficient_evidence", "ambiguous", "declined"):
         assert grade(c, outcome, None).column == "correct"
     assert grade(c, "answered", "Sure: 25 days.").column == "wrong"
+
+
+def test_ambiguous_is_correct_unasked_or_when_every_reading_is_covered() -> None:
+    c = Case(
+        qid="a",
+        q="?",
+        stratum="ambiguous",
+        user_access="employee",
+        readings=("10 seats", "25 seats"),
+    )
+    assert grade(c, "ambiguous", None).column == "correct"
+    assert grade(c, "insufficient_evidence", None).column == "correct"
+    assert grade(c, "answered", "Team: 10 seats; Business: 25 seats.").column == "correct"
+    assert grade(c, "answered", "You get 10 seats.").column == "wrong"
 
 
 def test_a_leak_is_wrong_whatever_the_outcome() -> None:
@@ -129,6 +143,7 @@ def test_abstention_rates_both_ways() -> None:
             ("out_of_corpus", "answered"),
             ("permission", "declined"),
             ("unretrieved", "insufficient_evidence"),
+            ("ambiguous", "answered"),
         ]
     )
     assert (rates.false_abstention.k, rates.false_abstention.n) == (1, 4)

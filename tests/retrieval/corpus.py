@@ -126,11 +126,41 @@ CORPUS: tuple[Chunk, ...] = (
         effective_date=D("2024-05-01"),
     ),
     # --- records: a code buried in a long chunk, among look-alike codes (vector leg misses it)
-    make_chunk("records.md", 0, "Our records schedule sets how long each kind of document is kept, who owns it and how it is destroyed at the end of its life. Board minutes are kept permanently; payroll files for seven years; CCTV footage for 30 days. Retention code RC-77 covers signed customer contracts, which stay for six years after the contract ends.", heading=("Records Management", "Schedule"), effective_date=D("2024-06-01")),
-    make_chunk("records.md", 1, "Retention codes RC-12 and RC-14 apply to recruitment files and are reviewed every year.", heading=("Records Management", "Recruitment files"), effective_date=D("2024-06-01")),
-    make_chunk("records.md", 2, "Retention code RC-70 applies to expense receipts, kept for six years.", heading=("Records Management", "Finance records"), effective_date=D("2024-06-01")),
-    make_chunk("records.md", 3, "Retention code RC-75 covers visitor logs, which are deleted after one year.", heading=("Records Management", "Visitor logs"), effective_date=D("2024-06-01")),
-    make_chunk("records.md", 4, "Retention code RC-78 applies to IT access logs, kept for 18 months.", heading=("Records Management", "Access logs"), effective_date=D("2024-06-01")),
+    make_chunk(
+        "records.md",
+        0,
+        "Our records schedule sets how long each kind of document is kept, who owns it and how it is destroyed at the end of its life. Board minutes are kept permanently; payroll files for seven years; CCTV footage for 30 days. Retention code RC-77 covers signed customer contracts, which stay for six years after the contract ends.",
+        heading=("Records Management", "Schedule"),
+        effective_date=D("2024-06-01"),
+    ),
+    make_chunk(
+        "records.md",
+        1,
+        "Retention codes RC-12 and RC-14 apply to recruitment files and are reviewed every year.",
+        heading=("Records Management", "Recruitment files"),
+        effective_date=D("2024-06-01"),
+    ),
+    make_chunk(
+        "records.md",
+        2,
+        "Retention code RC-70 applies to expense receipts, kept for six years.",
+        heading=("Records Management", "Finance records"),
+        effective_date=D("2024-06-01"),
+    ),
+    make_chunk(
+        "records.md",
+        3,
+        "Retention code RC-75 covers visitor logs, which are deleted after one year.",
+        heading=("Records Management", "Visitor logs"),
+        effective_date=D("2024-06-01"),
+    ),
+    make_chunk(
+        "records.md",
+        4,
+        "Retention code RC-78 applies to IT access logs, kept for 18 months.",
+        heading=("Records Management", "Access logs"),
+        effective_date=D("2024-06-01"),
+    ),
     # --- benefits (employee) --------------------------------------------------------------
     make_chunk(
         "benefits.md",

@@ -1,0 +1,87 @@
+"""The relevance cut and the supersession order: pure functions over hits."""
+
+import pytest
+
+from docent.contracts import Hit
+from retrieval.cut import cut, supersession_order
+from tests.retrieval.corpus import make_chunk
+
+
+def hit(source: str, score: float | None, n: int = 0, superseded_by: str | None = None) -> Hit:
+    chunk = make_chunk(source, n, f"text of {source} {n}.", superseded_by=superseded_by)
+    return Hit(chunk=chunk, rank=0, score=score or 0.0, rerank_score=score)
+
+
+def ids(hits: list[Hit]) -> list[str]:
+    return [h.chunk.chunk_id for h in hits]
+
+
+def test_cut_keeps_at_most_k_hits_that_clear_the_threshold() -> None:
+    hits = [hit(f"d{i}.md", s) for i, s in enumerate([0.9, 0.8, 0.2, 0.7, 0.6, 0.5])]
+    kept, dropped = cut(hits, threshold=0.55, top_k=3)
+    assert ids(kept) == ["d0.md#0", "d1.md#0", "d3.md#0"]
+    assert ids(dropped) == ["d2.md#0", "d4.md#0", "d5.md#0"]  # below, beyond k, below
+
+
+def test_cut_nothing_clears_means_nothing_kept() -> None:
+    hits = [hit("a.md", 0.3), hit("b.md", 0.1)]
+    kept, dropped = cut(hits, threshold=0.35, top_k=5)
+    assert kept == [] and ids(dropped) == ["a.md#0", "b.md#0"]
+    assert cut([], 0.35, 5) == ([], [])
+
+
+def test_cut_threshold_is_inclusive_and_unscored_hits_never_pass() -> None:
+    kept, dropped = cut([hit("a.md", 0.35), hit("b.md", None)], threshold=-1.0, top_k=5)
+    assert ids(kept) == ["a.md#0"] and ids(dropped) == ["b.md#0"]
+    kept, _ = cut([hit("a.md", 0.35)], threshold=0.35, top_k=5)
+    assert ids(kept) == ["a.md#0"]
+
+
+def test_cut_rejects_a_non_positive_k() -> None:
+    with pytest.raises(ValueError, match="top_k"):
+        cut([hit("a.md", 0.9)], 0.1, 0)
+
+
+def test_a_superseded_chunk_moves_below_every_chunk_of_its_successor() -> None:
+    old = hit("refunds-2022.md", 0.9, superseded_by="refunds.md")
+    other = hit("pricing.md", 0.8)
+    new0 = hit("refunds.md", 0.7, n=0)
+    new1 = hit("refunds.md", 0.6, n=1)
+    tail = hit("support.md", 0.5)
+    ordered = supersession_order([old, other, new0, new1, tail])
+    assert ids(ordered) == [
+        "pricing.md#0",
+        "refunds.md#0",
+        "refunds.md#1",
+        "refunds-2022.md#0",
+        "support.md#0",
+    ]
+    assert [h.rank for h in ordered] == [1, 2, 3, 4, 5]
+    # Scores are untouched: the order, not the evidence, changes.
+    assert ordered[3].rerank_score == 0.9
+
+
+def test_supersession_without_the_successor_present_changes_nothing() -> None:
+    hits = [hit("refunds-2022.md", 0.9, superseded_by="refunds.md"), hit("pricing.md", 0.8)]
+    assert ids(supersession_order(hits)) == ["refunds-2022.md#0", "pricing.md#0"]
+    assert supersession_order([]) == []
+
+
+def test_chains_and_cycles() -> None:
+    v1 = hit("v1.md", 0.9, superseded_by="v2.md")
+    v2 = hit("v2.md", 0.8, superseded_by="v3.md")
+    v3 = hit("v3.md", 0.7)
+    assert ids(supersession_order([v1, v2, v3])) == ["v3.md#0", "v2.md#0", "v1.md#0"]
+    # Bad metadata (each supersedes the other) must not hang or lose hits.
+    a = hit("a.md", 0.9, superseded_by="b.md")
+    b = hit("b.md", 0.8, superseded_by="a.md")
+    assert sorted(ids(supersession_order([a, b]))) == ["a.md#0", "b.md#0"]
+    # A document naming itself is ignored.
+    selfish = hit("s.md", 0.9, superseded_by="s.md")
+    assert ids(supersession_order([selfish, v3])) == ["s.md#0", "v3.md#0"]
+
+
+def test_input_hits_are_not_mutated() -> None:
+    hits = [hit("old.md", 0.9, superseded_by="new.md"), hit("new.md", 0.5)]
+    supersession_order(hits)
+    assert [h.rank for h in hits] == [0, 0]

@@ -1,0 +1,50 @@
+"""Reciprocal rank fusion against a hand-computed example."""
+
+import pytest
+
+from retrieval.fusion import rrf
+
+
+def test_rrf_matches_a_hand_computed_example() -> None:
+    bm25 = ["a", "b", "c"]
+    vector = ["c", "a", "d"]
+    # k = 60, ranks 1-based:
+    #   a: 1/61 + 1/62 = 0.0325224...
+    #   c: 1/63 + 1/61 = 0.0322664...
+    #   b: 1/62        = 0.0161290...
+    #   d: 1/63        = 0.0158730...
+    fused = rrf([bm25, vector], k=60)
+    assert [item for item, _ in fused] == ["a", "c", "b", "d"]
+    expected = {
+        "a": 1 / 61 + 1 / 62,
+        "c": 1 / 63 + 1 / 61,
+        "b": 1 / 62,
+        "d": 1 / 63,
+    }
+    for item, score in fused:
+        assert score == pytest.approx(expected[item], rel=1e-12)
+    assert fused[0][1] == pytest.approx(0.03252247488101534)
+
+
+def test_k_changes_how_much_the_top_ranks_dominate() -> None:
+    # With a small k, one first place beats two middling places; with a large k it does not.
+    rankings = [["x", "m"], ["y", "m"], ["z", "m"]]
+    small = dict(rrf(rankings, k=0))
+    large = dict(rrf(rankings, k=1000))
+    assert small["x"] == pytest.approx(1.0)
+    assert small["m"] == pytest.approx(1.5)
+    assert large["m"] > large["x"]
+
+
+def test_ties_keep_first_seen_order_and_duplicates_count_once() -> None:
+    fused = rrf([["p", "q", "p"], ["q", "p"]], k=60)
+    assert [item for item, _ in fused] == ["p", "q"]
+    assert fused[0][1] == pytest.approx(fused[1][1])  # p: 1/61 + 1/62, q: 1/62 + 1/61
+    assert rrf([["b"], ["a"]]) == [("b", pytest.approx(1 / 61)), ("a", pytest.approx(1 / 61))]
+
+
+def test_empty_and_invalid() -> None:
+    assert rrf([]) == []
+    assert rrf([[], []]) == []
+    with pytest.raises(ValueError, match="k must be 0 or more"):
+        rrf([["a"]], k=-1)
