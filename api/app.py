@@ -64,7 +64,7 @@ def create_app(services: Services) -> FastAPI:
     app.state.session_signer = SessionSigner(
         settings.secret_key.get_secret_value(), settings.session_max_age_s
     )
-    app.state.metrics = Metrics(services.sessions)
+    app.state.metrics = Metrics(lambda: services.sessions)
     app.state.http = httpx.Client(follow_redirects=False)
     # Inline (no broker) ingest jobs run here, one at a time, off the request thread.
     app.state.job_runner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docent-ingest")
@@ -98,7 +98,7 @@ def api_routes(app: FastAPI) -> list[APIRoute]:
 
 def check_every_route_declares_a_role(app: FastAPI) -> None:
     missing = [
-        f"{sorted(route.methods)} {route.path}"
+        f"{sorted(route.methods or ())} {route.path}"
         for route in api_routes(app)
         if not declared_roles(route.dependant)
     ]

@@ -1,4 +1,4 @@
-"""Commands this package adds to ``docent``: ``serve``, ``demo`` and ``users add|list|token|revoke``."""
+"""Commands this package adds to ``docent``: ``serve``, ``demo`` and ``users ...``."""
 
 from __future__ import annotations
 
@@ -8,14 +8,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from docent.errors import DocentError
 
 if TYPE_CHECKING:
-    from docent.settings import Settings
     from docent.wiring import Services
 
 SAMPLE_CORPUS = Path(__file__).resolve().parents[1] / "examples" / "policies"
@@ -120,11 +119,24 @@ def ensure_demo_users(services: Services) -> list[tuple[DemoUser, str]]:
     return out
 
 
-def ingest_sample(services: Services, corpus: Path) -> dict[str, object]:
+def sample_files(corpus: Path) -> list[Path]:
+    """The documents the manifest lists (so a README beside them is not ingested as policy);
+    the whole folder when there is no manifest."""
+    import csv
+
+    manifest = corpus / "MANIFEST.csv"
+    if not manifest.is_file():
+        return [corpus]
+    with manifest.open(newline="", encoding="utf-8") as fh:
+        listed = [row.get("path", "").strip() for row in csv.DictReader(fh)]
+    return [corpus / path for path in listed if path and (corpus / path).is_file()] or [corpus]
+
+
+def ingest_sample(services: Services, corpus: Path) -> dict[str, Any]:
     ingestor = services.ingestor
     manifest = corpus / "MANIFEST.csv"
     job_id = ingestor.submit(
-        [corpus],
+        sample_files(corpus),
         root=corpus,
         manifest=manifest if manifest.is_file() else None,
         overrides={},

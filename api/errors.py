@@ -27,7 +27,7 @@ from docent.errors import DocentError, InvalidInput
 log = logging.getLogger("docent.api")
 
 # Vendor errors that mean "a service we depend on did not answer" -> 503, with the service named.
-VENDOR_ERRORS: tuple[tuple[type[BaseException], str], ...] = (
+VENDOR_ERRORS: tuple[tuple[type[Exception], str], ...] = (
     (sqlalchemy.exc.OperationalError, "database"),
     (sqlalchemy.exc.InterfaceError, "database"),
     (sqlalchemy.exc.TimeoutError, "database"),
@@ -107,12 +107,13 @@ def render_error(request: Request, exc: BaseException) -> Response:
             target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
             return RedirectResponse(f"/login?next={quote(target)}", status_code=303)
         templates = request.app.state.templates
-        return templates.TemplateResponse(
+        page: Response = templates.TemplateResponse(
             request,
             "error.html",
             {"status": status, "code": code, "message": message, "user": None},
             status_code=status,
         )
+        return page
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
     details = exc.detail if isinstance(exc, InvalidInput) else None
     body = error_body(status, code, message, details)

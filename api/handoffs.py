@@ -108,9 +108,7 @@ def _floor(levels: Sequence[str]) -> str:
 
 
 def owns(user: CurrentUser, handoff: Handoff) -> bool:
-    return (
-        user.is_admin or handoff.routed_to == user.username or handoff.routed_to in user.groups
-    )
+    return user.is_admin or handoff.routed_to == user.username or handoff.routed_to in user.groups
 
 
 def handoffs_for(session: Session, user: CurrentUser, state: str | None = None) -> list[Handoff]:

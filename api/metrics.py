@@ -4,7 +4,8 @@ state and documents/chunks indexed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+import logging
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
@@ -15,22 +16,34 @@ from sqlalchemy.orm import Session, sessionmaker
 from docent.db.models import Document, Job, JobFile
 from docent.db.session import session_scope
 
+log = logging.getLogger("docent.api.metrics")
 JOB_STATES = ("queued", "running", "succeeded", "failed", "cancelled")
 _BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 
 
 class _DatabaseCollector(Collector):
-    def __init__(self, sessions: sessionmaker[Session]) -> None:
+    """Reads the counts at scrape time; a database that does not answer yields nothing
+    (``/readyz`` is where that shows), so ``/metrics`` keeps serving the in-process series."""
+
+    def __init__(self, sessions: Callable[[], sessionmaker[Session]]) -> None:
         self._sessions = sessions
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
+        try:
+            families = self._families()
+        except Exception:  # the database is down: report the rest
+            log.warning("metrics: database counts unavailable")
+            return
+        yield from families
+
+    def _families(self) -> list[GaugeMetricFamily]:
         jobs = GaugeMetricFamily("docent_ingest_jobs", "Ingest jobs by state", labels=["state"])
         files = GaugeMetricFamily(
             "docent_ingest_job_files", "Files of ingest jobs by state", labels=["state"]
         )
         docs = GaugeMetricFamily("docent_documents_indexed", "Documents in the index (not retired)")
         chunks = GaugeMetricFamily("docent_chunks_indexed", "Chunks in the index (not retired)")
-        with session_scope(self._sessions) as db:
+        with session_scope(self._sessions()) as db:
             job_counts = dict(db.execute(select(Job.state, func.count()).group_by(Job.state)).all())
             file_counts = dict(
                 db.execute(select(JobFile.state, func.count()).group_by(JobFile.state)).all()
@@ -46,11 +59,11 @@ class _DatabaseCollector(Collector):
             files.add_metric([state], float(count))
         docs.add_metric([], float(n_docs))
         chunks.add_metric([], float(n_chunks))
-        yield from (jobs, files, docs, chunks)
+        return [jobs, files, docs, chunks]
 
 
 class Metrics:
-    def __init__(self, sessions: sessionmaker[Session] | None = None) -> None:
+    def __init__(self, sessions: Callable[[], sessionmaker[Session]] | None = None) -> None:
         self.registry = CollectorRegistry()
         self.ask_stage_seconds = Histogram(
             "docent_ask_stage_seconds",

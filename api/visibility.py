@@ -70,7 +70,5 @@ def sources_level(session: Session, sources: Iterable[str], levels: Sequence[str
     """Highest access level among the given documents (an unregistered one counts as highest)."""
     wanted = list(sources)
     docs = documents_by_source(session, wanted)
-    found: list[str | None] = [
-        docs[s].access_level if s in docs else levels[-1] for s in wanted
-    ]
+    found: list[str | None] = [docs[s].access_level if s in docs else levels[-1] for s in wanted]
     return highest_level(found, levels)

@@ -70,6 +70,7 @@ class Settings(BaseSettings):
     llm_timeout_s: float = 60.0
     llm_max_retries: int = 2
     llm_structured_output: bool = True
+    extractive_min_support: float = 0.7
 
     # --- api / web -----------------------------------------------------------------------
     host: str = "127.0.0.1"

@@ -34,8 +34,9 @@ class Services:
         from docent.db.session import make_engine, migrate
 
         url = self.settings.resolved_database_url
+        engine = make_engine(url)  # first: it creates the SQLite file's folder
         migrate(url)
-        return make_engine(url)
+        return engine
 
     @cached_property
     def sessions(self) -> sessionmaker[Session]:
@@ -137,7 +138,7 @@ class Services:
             )
         from generate.extractive import ExtractiveGenerator
 
-        return ExtractiveGenerator()
+        return ExtractiveGenerator(min_support=s.extractive_min_support)
 
     @cached_property
     def asker(self) -> Asker:

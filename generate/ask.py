@@ -81,6 +81,7 @@ class Asker:
         default_owner: str = "docs-team",
         count_tokens: TokenCounter = default_count_tokens,
         clock: Callable[[], float] = time.perf_counter,
+        new_trace_id: Callable[[], str] = lambda: str(uuid.uuid4()),
     ) -> None:
         if budget_tokens < 1:
             raise ValueError(f"budget_tokens must be at least 1, got {budget_tokens}")
@@ -94,6 +95,7 @@ class Asker:
         self.default_owner = default_owner
         self.count_tokens = count_tokens
         self._clock = clock
+        self._new_trace_id = new_trace_id
 
     def ask(
         self,
@@ -152,7 +154,7 @@ class Asker:
             timings["checks"] = _ms(self._clock() - mark)
 
         result = AskResult(
-            trace_id=str(uuid.uuid4()),
+            trace_id=self._new_trace_id(),
             question=question,
             principal=principal,
             outcome=outcome,

@@ -6,8 +6,8 @@ Units: the sentences / list items ingest recorded for a block, or for a Markdown
 rows (each read together with the header).
 
 Support test, per unit:
-- ``coverage`` = (question content words in the unit + ½ × those only in its context — the
-  heading path, and for a table row the header) / question content words;
+- ``coverage`` = (question content words in the unit — for a table row, in the row or the
+  header — + ½ × those only in the heading path) / question content words;
 - ``relevance`` = the reranker's score of the hit, less ``non_best_penalty`` unless the unit
   is the sentence the reranker itself found best (``hit.best_sentence``);
 - supported iff the unit shares at least one question word, ``coverage`` ≥ ``min_coverage``,
@@ -70,7 +70,7 @@ class Unit:
 
     hit: Hit
     text: str
-    context: str  # heading path, plus the table header for a row
+    context: str  # heading path (and title)
     index: int  # position among the block's units
     header: str | None = None  # the table header (with its rule line) for a row
 
@@ -111,7 +111,7 @@ def units_of(hit: Hit) -> list[Unit]:
     if table is None:
         return [Unit(hit, s, heading, n) for n, s in enumerate(chunk_sentences(chunk))]
     header, rows = table
-    units = [Unit(hit, row, f"{heading} {header}", n, header) for n, row in enumerate(rows)]
+    units = [Unit(hit, row, heading, n, header) for n, row in enumerate(rows)]
     prose = "\n".join(line for line in chunk.text.splitlines() if line.strip() and "|" not in line)
     for sentence in split_sentences(prose) if prose.strip() else ():
         units.append(Unit(hit, sentence, heading, len(units)))
@@ -183,7 +183,8 @@ class ExtractiveGenerator:
     def _score(self, unit: Unit, words: set[str], wants_when: bool, wants_qty: bool) -> Scored:
         if not words:
             return Scored(unit, 0.0, 0.0, False)
-        own = words & content_words(unit.text)
+        # A table row means "header: value", so its header words are its own words.
+        own = words & content_words(f"{unit.header or ''} {unit.text}")
         context_only = (words & content_words(unit.context)) - own
         coverage = (len(own) + 0.5 * len(context_only)) / len(words)
         hit = unit.hit
@@ -214,11 +215,17 @@ class ExtractiveGenerator:
         if best.unit.header is not None:
             return self._table_answer(best, block, hits)
         if best.unit.text.rstrip().endswith(":"):
-            items = [s.unit.text for s in block if s.unit.index > best.unit.index]
-            items = items[:MAX_LIST_ITEMS]
-            if wants_figure and len(items) >= 2 and _differ_in_figures(items):
-                return _ambiguous(items)
-            quote = "\n".join([best.unit.text, *items])
+            items = [s for s in block if s.unit.index > best.unit.index][:MAX_LIST_ITEMS]
+            # An item naming something the lead-in does not ("Tier 1") picks itself out.
+            specific = {id(s): len(s.own - best.own) for s in items}
+            top = max(specific.values(), default=0)
+            chosen = [s for s in items if top and specific[id(s)] == top]
+            if len(chosen) == 1:
+                items = chosen
+            texts = [s.unit.text for s in items]
+            if wants_figure and len(texts) >= 2 and _differ_in_figures(texts):
+                return _ambiguous(texts, [t.split(":", 1)[0] for t in texts])
+            quote = "\n".join([best.unit.text, *texts])
             return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
         extra = [
             s
@@ -241,7 +248,8 @@ class ExtractiveGenerator:
         specific = best.own - header_words
         ties = [s for s in rows if s.own - header_words == specific and s.own == best.own]
         if not specific and len(ties) >= 2:
-            return _ambiguous([_row_reading(header, s.unit.text) for s in ties[:3]])
+            readings = [_row_reading(header, s.unit.text) for s in ties[:3]]
+            return _ambiguous(readings, [cells(s.unit.text)[0] for s in ties[:3]])
         matched = sorted([s for s in ties if specific][:2] or [best], key=_position)
         cid = best.unit.hit.chunk.chunk_id
         quote = "\n".join([header, *(s.unit.text for s in matched)])
@@ -263,11 +271,12 @@ def _row_reading(header: str, row: str) -> str:
     return "; ".join(f"{n}: {v}" for n, v in zip(names, values, strict=False) if v)
 
 
-def _ambiguous(readings: Sequence[str]) -> Ambiguous:
-    options = [r.split(":", 1)[0].strip() if ":" in r else r for r in readings[:3]]
-    if len(set(options)) == len(options) and all(len(o) < 40 for o in options):
-        firsts = [r.split(";", 1)[0].strip() for r in readings[:3]]
-        question = "Which one do you mean: " + ", ".join(firsts[:-1]) + f" or {firsts[-1]}?"
+def _ambiguous(readings: Sequence[str], labels: Sequence[str]) -> Ambiguous:
+    """Up to three readings; the clarifying question names them by ``labels`` (a row's first
+    cell, an item's text before its colon) when those are short and distinct."""
+    labels = [label.strip() for label in labels[:3]]
+    if len(set(labels)) == len(labels) and all(0 < len(label) <= 40 for label in labels):
+        question = "Which one do you mean: " + ", ".join(labels[:-1]) + f" or {labels[-1]}?"
     else:
         question = "Which of these do you mean?"
     return Ambiguous(tuple(readings[:3]), question)

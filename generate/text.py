@@ -33,7 +33,7 @@ _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "\u00a0
 def stem(word: str) -> str:
     """A light, deterministic suffix stripper: enough to match "days"/"day", "caps"/"capped"."""
     w = word.lower().replace("'", "")
-    if len(w) > 4 and w.endswith("ies"):
+    if len(w) > 4 and w.endswith(("ies", "ied")):
         return w[:-3] + "y"
     for suffix in ("ing", "ed"):
         if len(w) > len(suffix) + 3 and w.endswith(suffix):

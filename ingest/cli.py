@@ -1,4 +1,4 @@
-"""Commands this package adds to ``docent``: ``ingest``, ``docs list``, ``docs show``, ``worker``."""
+"""Commands this package adds to ``docent``: ``ingest``, ``docs list|show``, ``worker``."""
 
 from __future__ import annotations
 
@@ -63,8 +63,7 @@ def _source_of(target: str, paths: list[Path], manifest: Path | None) -> str:
 
 
 def _run_with_progress(ingestor: Ingestor, job_id: str, show: bool) -> None:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-    from rich.progress import TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     total = ingestor.job_status(job_id)["files_total"]
     columns = (
@@ -78,7 +77,9 @@ def _run_with_progress(ingestor: Ingestor, job_id: str, show: bool) -> None:
         task = bar.add_task("", total=total)
         if not ingestor.uses_workers:
             bar.update(task, completed=ingestor.job_status(job_id)["files_done"])
-            ingestor.run(job_id, on_file=lambda r: bar.update(task, advance=1, description=r.source))
+            ingestor.run(
+                job_id, on_file=lambda r: bar.update(task, advance=1, description=r.source)
+            )
             return
         ingestor.run(job_id)
         while True:  # workers write progress to the DB; watch it there
@@ -102,12 +103,15 @@ def _summary(status: dict[str, Any], seconds: float) -> dict[str, Any]:
 
 def ingest(
     paths: list[Path] = typer.Argument(
-        ..., help="Files or folders (searched recursively). A file's source is its path "
-        "relative to the folder given, or to the manifest's folder."
+        ...,
+        help="Files or folders (searched recursively). A file's source is its path "
+        "relative to the folder given, or to the manifest's folder.",
     ),
     manifest: Path | None = typer.Option(
-        None, "--manifest", help="CSV: path,effective_date,superseded_by,access_level,owner"
-        "[,groups,doc_type,title]; paths relative to its folder."
+        None,
+        "--manifest",
+        help="CSV: path,effective_date,superseded_by,access_level,owner"
+        "[,groups,doc_type,title]; paths relative to its folder.",
     ),
     access_level: str | None = typer.Option(None, "--access-level", help="Override for all."),
     owner: str | None = typer.Option(None, "--owner", help="Override for all files."),

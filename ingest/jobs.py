@@ -300,7 +300,9 @@ def status_of(session: Session, job_id: str) -> dict[str, Any]:
         "chunks": sum(f.chunks for f in ok),
         "skipped": counts.get("unchanged", 0),
         "errors": [
-            {"source": f.source, "reason": f.error or "failed"} for f in files if f.state == "failed"
+            {"source": f.source, "reason": f.error or "failed"}
+            for f in files
+            if f.state == "failed"
         ],
         "files": [
             {

@@ -25,7 +25,6 @@ from docent.db.models import Document, JobFile
 from docent.db.session import session_scope
 from docent.errors import DocentError, InvalidInput, NotFound, Unavailable
 from ingest import jobs
-from ingest.chunking import chunk_by_heading
 from ingest.errors import EmptyDocument, IngestFileError
 from ingest.metadata import (
     ManifestRow,
@@ -34,7 +33,6 @@ from ingest.metadata import (
     read_manifest,
     resolve_metadata,
 )
-from ingest.partition import partition_file
 from ingest.registry import Embedded, Registry, WriteResult, meta_from_row
 
 if TYPE_CHECKING:
@@ -142,9 +140,7 @@ class Ingestor:
         """A job that re-reads, re-chunks and re-embeds every live document from the file it
         was last ingested from, keeping the metadata the registry holds. Call ``run``."""
         with session_scope(self._sessions) as session:
-            live = set(
-                session.scalars(select(Document.source).where(Document.retired.is_(False)))
-            )
+            live = set(session.scalars(select(Document.source).where(Document.retired.is_(False))))
             last_path: dict[str, str] = {}
             for source, path in session.execute(
                 select(JobFile.source, JobFile.path)
@@ -185,7 +181,9 @@ class Ingestor:
             if on_file is not None:
                 on_file(result)
 
-    def run_file(self, job_file_id: int, *, transient: Literal["fail", "raise"] = "fail") -> FileResult:
+    def run_file(
+        self, job_file_id: int, *, transient: Literal["fail", "raise"] = "fail"
+    ) -> FileResult:
         """Ingest one file of a job. Idempotent: a file already done is left alone, and a file
         whose previous attempt died is ingested again onto the same point ids.
 
@@ -217,7 +215,9 @@ class Ingestor:
         except DocentError as exc:
             error = exc.message
         except Exception as exc:  # one file's unexpected fault must not stop the batch
-            log.exception("%s: ingest failed", task.source)
+            # The class name only at ERROR: a library's message may quote the document.
+            log.error("%s: ingest failed (%s)", task.source, type(exc).__name__)
+            log.debug("%s: ingest failed", task.source, exc_info=True)
             error = f"internal error while ingesting ({type(exc).__name__})"
         with session_scope(self._sessions) as session:
             jobs.finish_file(session, job_file_id, state=state, chunks=chunks, error=error)
@@ -283,6 +283,11 @@ class Ingestor:
 
     # --- one file ------------------------------------------------------------------------
     def _ingest(self, task: jobs.FileTask) -> WriteResult:
+        # Imported here: unstructured pulls in spaCy and torch (seconds), which listing
+        # documents or watching a job never needs.
+        from ingest.chunking import chunk_by_heading
+        from ingest.partition import partition_file
+
         if not task.path.is_file():
             raise IngestFileError(task.source, "no such file")
         parsed = partition_file(task.path, task.source)
@@ -372,7 +377,7 @@ class Ingestor:
                 f"unknown metadata field(s) {', '.join(unknown)}; "
                 f"known: {', '.join(sorted(OVERRIDE_FIELDS))}"
             )
-        clean = {k: v for k, v in overrides.items() if v not in (None, "")}
+        clean: dict[str, str | None] = {k: v for k, v in overrides.items() if v not in (None, "")}
         level = clean.get("access_level")
         if level is not None and level not in self._settings.access_levels:
             raise InvalidInput(

@@ -21,10 +21,11 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from docent.contracts import Chunk, DocumentMeta
-from docent.db.models import Document, utcnow
+from docent.db.models import Document, IndexState, utcnow
 from docent.db.session import session_scope
 from docent.db.state import bump_index_version
 from docent.errors import NotFound
@@ -116,6 +117,17 @@ class Registry:
     def __init__(self, sessions: sessionmaker[Session], index: Callable[[], QdrantIndex]) -> None:
         self._sessions = sessions
         self._index = index  # a provider: the CLI reads the registry without opening Qdrant
+        self._ensure_state_row()
+
+    def _ensure_state_row(self) -> None:
+        """Create the ``index_state`` row up front, so two workers' first writes do not race
+        to insert it (the loser would fail on the primary key)."""
+        try:
+            with session_scope(self._sessions) as session:
+                if session.get(IndexState, 1) is None:
+                    session.add(IndexState(id=1, index_version=0))
+        except IntegrityError:
+            pass  # another process created it first
 
     # --- reads ---------------------------------------------------------------------------
     def get(self, source: str) -> Document | None:

@@ -77,6 +77,7 @@ def make_celery(
 
     @app.task(  # type: ignore[untyped-decorator]
         name=TASK_NAME,
+        shared=False,  # shared tasks join every app made later, with this app's closure
         bind=True,
         autoretry_for=TRANSIENT,
         retry_backoff=2,

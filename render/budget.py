@@ -36,16 +36,26 @@ def truncate_hit(hit: Hit, budget_tokens: int, count_tokens: TokenCounter) -> Hi
     marker: the block still names its source, so the model can say where to look."""
     overhead = block_tokens(_with_text(hit, TRUNCATION_MARKER.strip()), count_tokens)
     room = max(budget_tokens - overhead, 0)
-    cut = truncate_to_tokens(hit.chunk.text.strip(), room).rstrip()
+    text = hit.chunk.text.strip()
+    cut = _at_word_end(text, truncate_to_tokens(text, room))
     truncated = _with_text(hit, f"{cut}{TRUNCATION_MARKER}" if cut else TRUNCATION_MARKER.strip())
     # truncate_to_tokens counts with our own tokenizer; shrink further for a coarser counter.
     while cut and block_tokens(truncated, count_tokens) > budget_tokens:
         room -= 1
-        cut = truncate_to_tokens(cut, room).rstrip()
+        cut = _at_word_end(text, truncate_to_tokens(cut, room))
         truncated = _with_text(
             hit, f"{cut}{TRUNCATION_MARKER}" if cut else TRUNCATION_MARKER.strip()
         )
     return truncated
+
+
+def _at_word_end(text: str, prefix: str) -> str:
+    """``prefix`` cut back to the last whitespace unless it already ends a word of ``text``,
+    so a cut never splits "€1,000" into "€1,"."""
+    if len(prefix) < len(text) and not text[len(prefix)].isspace():
+        space = prefix.rfind(" ")
+        prefix = prefix[:space] if space > 0 else ""
+    return prefix.rstrip()
 
 
 def _with_text(hit: Hit, text: str) -> Hit:

@@ -35,7 +35,7 @@ def hit_json(hit: Hit, threshold: float | None = None) -> dict[str, Any]:
     return out
 
 
-def _human(hit: Hit) -> str:
+def _human(hit: Hit, threshold: float | None = None) -> str:
     chunk = hit.chunk
     rerank = "-" if hit.rerank_score is None else f"{hit.rerank_score:.3f}"
     when = chunk.effective_date.isoformat() if chunk.effective_date else "undated"
@@ -43,6 +43,9 @@ def _human(hit: Hit) -> str:
     head = f"{hit.rank}. [{rerank}] {chunk.source}"
     if chunk.heading_path:
         head += f" › {chunk.heading}"
+    if threshold is not None:
+        below = hit.rerank_score is None or hit.rerank_score < threshold
+        head += " (below threshold)" if below else " (beyond top-k)"
     lines = [head, f"   {chunk.status}, effective {when}; {legs}, fused {hit.fused_score:.4f}"]
     if hit.best_sentence:
         lines.append(f"   “{hit.best_sentence}”")
@@ -128,6 +131,6 @@ def register(app: typer.Typer) -> None:
         if explain:
             typer.echo(f"\nCut ({len(result.cut)} candidates; threshold {bar}):")
             for hit in result.cut:
-                typer.echo(_human(hit))
+                typer.echo(_human(hit, bar))
             timings = ", ".join(f"{k} {v:.1f} ms" for k, v in result.timings_ms.items())
             typer.echo(f"\nindex version {result.index_version}; {timings}")

@@ -176,7 +176,7 @@ class Searcher:
             acl = qdrant_filter(
                 principal, self.levels, include_pending=include_pending, exclude_chunk_ids=excluded
             )
-            vector_hits = self.index.search(query_vector, acl, self.leg_top_n)
+            vector_hits = self.index.search(query_vector, None, self.leg_top_n)
 
         with clock.stage("fuse"):
             allowed = _Allowed(principal, self.levels, include_pending, excluded)

@@ -33,8 +33,7 @@ def make_templates() -> Jinja2Templates:
     templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
     templates.env.filters["when"] = _when
     templates.env.filters["status_label"] = _status_label
-    templates.env.globals["static_version"] = str(
-        int(max(p.stat().st_mtime for p in STATIC_DIR.glob("*") if p.is_file()) if any(
-            STATIC_DIR.glob("*")) else 0)
-    )
+    # Cache-busting query for the static files: their newest modification time.
+    stamps = [p.stat().st_mtime for p in STATIC_DIR.iterdir() if p.is_file()]
+    templates.env.globals["static_version"] = str(int(max(stamps, default=0)))
     return templates

@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
 
-from api.deps import AnyUserDep, AskerDep, DbDep, ServicesDep, SettingsDep
+from api.deps import AnyUserDep, AskerDep, DbDep, ServicesDep
 from api.handoffs import record_gap
 from api.metrics import stage_timings
 from api.passages import fetch_chunks, highlight_spans

@@ -15,7 +15,9 @@ from docent.settings import Settings
 router = APIRouter(tags=["auth"])
 
 
-def set_session(response: Response, request: Request, settings: Settings, data: SessionData) -> None:
+def set_session(
+    response: Response, request: Request, settings: Settings, data: SessionData
+) -> None:
     response.set_cookie(
         SESSION_COOKIE,
         request.app.state.session_signer.dumps(data),
@@ -40,11 +42,13 @@ def ensure_csrf(request: Request) -> SessionData:
 
 
 @router.get("/login", include_in_schema=False)
-def login_page(request: Request, user: PublicDep, settings: SettingsDep, next: str = "/") -> Response:
+def login_page(
+    request: Request, user: PublicDep, settings: SettingsDep, next: str = "/"
+) -> Response:
     if user is not None:
         return RedirectResponse(safe_next(next), status_code=303)
     data = ensure_csrf(request)
-    response = request.app.state.templates.TemplateResponse(
+    response: Response = request.app.state.templates.TemplateResponse(
         request,
         "login.html",
         {"user": None, "csrf": data.csrf, "next": safe_next(next), "error": None},
@@ -68,28 +72,39 @@ def login(
     templates = request.app.state.templates
     if data is None or not csrf_matches(data.csrf, csrf_token):
         fresh = SessionData(csrf=new_csrf_token())
-        response = templates.TemplateResponse(
+        response: Response = templates.TemplateResponse(
             request,
             "login.html",
-            {"user": None, "csrf": fresh.csrf, "next": safe_next(next),
-             "error": "Your sign-in form expired. Please try again."},
+            {
+                "user": None,
+                "csrf": fresh.csrf,
+                "next": safe_next(next),
+                "error": "Your sign-in form expired. Please try again.",
+            },
             status_code=403,
         )
         set_session(response, request, settings, fresh)
         return response
     user = check_password(db, username.strip(), password)
     if user is None:
-        response = templates.TemplateResponse(
+        refused: Response = templates.TemplateResponse(
             request,
             "login.html",
-            {"user": None, "csrf": data.csrf, "next": safe_next(next),
-             "error": "Wrong user name or password.", "username": username},
+            {
+                "user": None,
+                "csrf": data.csrf,
+                "next": safe_next(next),
+                "error": "Wrong user name or password.",
+                "username": username,
+            },
             status_code=401,
         )
-        return response
+        return refused
     # A new CSRF token at sign-in: a token planted before login is worthless after it.
     redirect = RedirectResponse(safe_next(next), status_code=303)
-    set_session(redirect, request, settings, SessionData(csrf=new_csrf_token(), username=user.username))
+    set_session(
+        redirect, request, settings, SessionData(csrf=new_csrf_token(), username=user.username)
+    )
     return redirect
 
 

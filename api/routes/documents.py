@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from api.deps import DbDep, EditorDep, ServicesDep, SettingsDep
 from api.jobs import start
@@ -24,7 +25,6 @@ from api.users import CurrentUser
 from api.visibility import can_read, can_read_chunk
 from docent.db.models import Document
 from docent.errors import InvalidInput, NotFound
-from sqlalchemy.orm import Session
 
 router = APIRouter(tags=["documents"])
 
@@ -62,7 +62,9 @@ def visible_documents(
     ]
 
 
-def visible_document(db: Session, user: CurrentUser, doc_id: str, levels: tuple[str, ...]) -> Document:
+def visible_document(
+    db: Session, user: CurrentUser, doc_id: str, levels: tuple[str, ...]
+) -> Document:
     doc = db.execute(select(Document).where(Document.doc_id == doc_id)).scalar_one_or_none()
     if doc is None or not can_read(user, doc.access_level, doc.groups or (), levels):
         raise NotFound(f"no document {doc_id!r}")
@@ -138,7 +140,9 @@ def upload(
     start(request.app.state.job_runner, ingestor.run, job_id)
     return {
         "job_id": job_id,
-        "accepted": [{"filename": a.filename, "source": a.filename, "bytes": a.bytes} for a in accepted],
+        "accepted": [
+            {"filename": a.filename, "source": a.filename, "bytes": a.bytes} for a in accepted
+        ],
         "rejected": rejected_view,
     }
 
@@ -166,7 +170,9 @@ def document(doc_id: str, user: EditorDep, db: DbDep, services: ServicesDep) -> 
     }
 
 
-@router.post("/api/documents/{doc_id}/retire", summary="Retire a document: its chunks leave the index")
+@router.post(
+    "/api/documents/{doc_id}/retire", summary="Retire a document: its chunks leave the index"
+)
 def retire(doc_id: str, user: EditorDep, db: DbDep, services: ServicesDep) -> dict[str, Any]:
     doc = visible_document(db, user, doc_id, services.settings.access_levels)
     if doc.retired:

@@ -114,4 +114,3 @@ def close(
 @router.get("/api/gaps", summary="Questions the documents did not answer, most asked first")
 def gaps(user: EditorDep, db: DbDep, settings: SettingsDep) -> dict[str, Any]:
     return {"gaps": gaps_for(db, user, settings.access_levels)}
-

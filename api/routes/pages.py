@@ -12,7 +12,7 @@ from api.deps import AnyUserDep, AskerDep, DbDep, EditorDep, OperatorDep, Servic
 from api.handoffs import gaps_for, handoff_view, handoffs_for
 from api.jobs import list_jobs
 from api.routes.ask import passage_view
-from api.routes.documents import document, visible_documents, document_view
+from api.routes.documents import document, document_view, visible_documents
 from api.users import CurrentUser
 
 router = APIRouter(include_in_schema=False)
@@ -86,10 +86,10 @@ def gaps_page(request: Request, user: EditorDep, db: DbDep, settings: SettingsDe
 
 
 @router.get("/documents")
-def documents_page(
-    request: Request, user: EditorDep, db: DbDep, settings: SettingsDep
-) -> Response:
-    docs = [document_view(d) for d in visible_documents(db, user, settings.access_levels, retired=False)]
+def documents_page(request: Request, user: EditorDep, db: DbDep, settings: SettingsDep) -> Response:
+    docs = [
+        document_view(d) for d in visible_documents(db, user, settings.access_levels, retired=False)
+    ]
     return render(
         request,
         user,
@@ -112,4 +112,6 @@ def document_page(
 
 @router.get("/jobs")
 def jobs_page(request: Request, user: OperatorDep, db: DbDep, settings: SettingsDep) -> Response:
-    return render(request, user, "jobs.html", "/jobs", jobs=list_jobs(db, user, settings.access_levels))
+    return render(
+        request, user, "jobs.html", "/jobs", jobs=list_jobs(db, user, settings.access_levels)
+    )

@@ -62,11 +62,7 @@ def _call(env: ApiEnv, who: str | None, method: str, path: str, body: Any) -> An
 
 
 def test_table_covers_every_route(env: ApiEnv) -> None:
-    app_routes = {
-        (method, route.path)
-        for route in api_routes(env.app)
-        for method in route.methods
-    }
+    app_routes = {(method, route.path) for route in api_routes(env.app) for method in route.methods}
     assert app_routes == {(m, p) for m, p, *_ in ROUTES}
 
 

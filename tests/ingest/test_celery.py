@@ -93,8 +93,10 @@ def test_a_transient_fault_is_retried(settings: Settings) -> None:
         update={"database_url": "postgresql+psycopg://postgres@127.0.0.1:9/nowhere"}
     )
     app = make_celery(unreachable, eager=True)
-    with pytest.raises(Retry):
+    with pytest.raises(Retry) as raised:
         app.tasks[TASK_NAME].delay(1)
+    assert isinstance(raised.value.exc, Unavailable)
+    assert "not reachable" in str(raised.value.exc) and "nowhere" in str(raised.value.exc)
 
 
 def test_rerunning_a_file_whose_chunks_were_written_gives_the_same_chunk_set(

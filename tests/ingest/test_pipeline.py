@@ -28,10 +28,19 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
-def services(settings: Settings, database_url: str, bundled_embedder: Any) -> Iterator[Services]:
-    services = make_services(settings, database_url, bundled_embedder)
+def services(
+    request: pytest.FixtureRequest, settings: Settings, bundled_embedder: Any
+) -> Iterator[Services]:
+    """SQLite (the embedded default), or real PostgreSQL under ``BOTH_DBS``."""
+    backend = getattr(request, "param", "sqlite")
+    url = None if backend == "sqlite" else str(request.getfixturevalue("pg_url"))
+    services = make_services(settings, url, bundled_embedder)
     yield services
     services.close()
+
+
+# For what the registry's transactions decide: run on SQLite and on PostgreSQL.
+BOTH_DBS = pytest.mark.parametrize("services", ["sqlite", "postgresql"], indirect=True)
 
 
 def _by_source(snap: dict[str, dict[str, Any]], source: str) -> dict[str, dict[str, Any]]:
@@ -44,6 +53,7 @@ def _run(services: Services, job_id: str) -> list[FileResult]:
     return results
 
 
+@BOTH_DBS
 def test_ingest_writes_chunks_vectors_registry_and_version(
     services: Services, tmp_path: Path
 ) -> None:
@@ -73,6 +83,7 @@ def test_ingest_writes_chunks_vectors_registry_and_version(
     assert any(c.kind == "table" for c in chunks)
 
 
+@BOTH_DBS
 def test_reingest_of_unchanged_files_changes_nothing(services: Services, tmp_path: Path) -> None:
     corpus = copy_sample(tmp_path / "c", ["pricing.md", "refunds.md"])
     ingest(services, [corpus], manifest=corpus / "MANIFEST.csv")
@@ -91,13 +102,13 @@ def test_reingest_of_unchanged_files_changes_nothing(services: Services, tmp_pat
 
 def test_a_changed_file_replaces_exactly_its_chunks(services: Services, tmp_path: Path) -> None:
     corpus = tmp_path / "c"
-    write_doc(corpus / "a.md", "Alpha policy", 8, seed=1)
+    write_doc(corpus / "a.md", "Alpha policy", 5, seed=1)
     write_doc(corpus / "b.md", "Beta policy", 3, seed=2)
     ingest(services, [corpus])
     before, v_before = snapshot(services), version(services)
     old_a = _by_source(before, "a.md")
 
-    write_doc(corpus / "a.md", "Alpha policy", 3, seed=9)  # fewer sections, new text
+    write_doc(corpus / "a.md", "Alpha policy", 2, seed=9)  # fewer sections, new text
     job_id = services.ingestor.submit([corpus])
     results = {r.source: r for r in _run(services, job_id)}
     after = snapshot(services)
@@ -120,14 +131,17 @@ def _chunk_no(chunk_id: str) -> int:
     return int(chunk_id.rsplit("#", 1)[1])
 
 
+@BOTH_DBS
 def test_a_metadata_only_change_remarks_the_chunks_in_place(
     services: Services, tmp_path: Path
 ) -> None:
     corpus = copy_sample(tmp_path / "c", ["refunds.md", "support.html"])
     manifest = corpus / "MANIFEST.csv"
     ingest(services, [corpus], manifest=manifest)
-    before, vecs_before, v_before = snapshot(services), vectors(services, "refunds.md"), version(
-        services
+    before, vecs_before, v_before = (
+        snapshot(services),
+        vectors(services, "refunds.md"),
+        version(services),
     )
 
     manifest.write_text(manifest.read_text().replace(",public,Finance,", ",employee,Billing,"))

@@ -49,10 +49,19 @@ Staff get 25 days of annual leave each year.
 
 
 @pytest.fixture
-def services(settings: Settings, database_url: str, bundled_embedder: Any) -> Iterator[Services]:
-    services = make_services(settings, database_url, bundled_embedder)
+def services(
+    request: pytest.FixtureRequest, settings: Settings, bundled_embedder: Any
+) -> Iterator[Services]:
+    """SQLite (the embedded default), or real PostgreSQL under ``BOTH_DBS``."""
+    backend = getattr(request, "param", "sqlite")
+    url = None if backend == "sqlite" else str(request.getfixturevalue("pg_url"))
+    services = make_services(settings, url, bundled_embedder)
     yield services
     services.close()
+
+
+# For what the registry's transactions decide: run on SQLite and on PostgreSQL.
+BOTH_DBS = pytest.mark.parametrize("services", ["sqlite", "postgresql"], indirect=True)
 
 
 def _statuses(services: Services, source: str) -> set[tuple[str, str | None]]:
@@ -67,6 +76,7 @@ def _leave_corpus(tmp_path: Path) -> Path:
     return corpus
 
 
+@BOTH_DBS
 def test_a_successor_arriving_later_remarks_its_predecessor_in_place(
     services: Services, tmp_path: Path
 ) -> None:
@@ -85,9 +95,7 @@ def test_a_successor_arriving_later_remarks_its_predecessor_in_place(
     assert {pid for pid, p in after.items() if p["source"] == "old.md"} == old_points
     # The new document and the re-mark are one change, one version.
     assert version(services) == v_before + 1
-    assert {p["index_version"] for p in after.values() if p["source"] == "old.md"} == {
-        v_before + 1
-    }
+    assert {p["index_version"] for p in after.values() if p["source"] == "old.md"} == {v_before + 1}
     old_row = services.ingestor.registry.get("old.md")
     assert old_row is not None and (old_row.status, old_row.superseded_by) == (
         "superseded",
@@ -157,6 +165,7 @@ BAD_FILES = {
 }
 
 
+@BOTH_DBS
 def test_bad_files_each_fail_clearly_and_leave_the_index_unchanged(
     services: Services, tmp_path: Path
 ) -> None:
@@ -176,3 +185,25 @@ def test_bad_files_each_fail_clearly_and_leave_the_index_unchanged(
     assert services.index.count() == count
     assert snapshot(services) == before
     assert version(services) == v_before
+
+
+@pytest.mark.slow
+def test_the_sample_corpus_goes_in_whole_with_derived_statuses(
+    services: Services, sample_corpus: Path
+) -> None:
+    status = ingest(services, [sample_corpus], manifest=sample_corpus / "MANIFEST.csv")
+
+    assert status["errors"] == [] and status["state"] == "succeeded"
+    docs = {d["source"]: d for d in services.ingestor.documents()}
+    listed = {line.split(",", 1)[0] for line in (sample_corpus / "MANIFEST.csv").open()}
+    assert set(docs) >= listed - {"path"}
+    assert docs["pricing-2023.md"]["status"] == "superseded"
+    assert docs["pricing-2023.md"]["superseded_by"] == "pricing.md"
+    assert docs["refunds-2022.md"]["status"] == "superseded"
+    assert docs["travel-2027.md"]["status"] == "pending"
+    assert docs["pricing.md"]["status"] == "current"
+    assert docs["salary-bands.docx"]["access_level"] == "confidential"
+    assert docs["litigation-hold.md"]["groups"] == ["legal"]
+    for chunk in services.index.chunks_of("litigation-hold.md"):
+        assert (chunk.access_level, chunk.groups) == ("confidential", ("legal",))
+    assert services.index.count() == sum(d["chunk_count"] for d in docs.values())

@@ -33,7 +33,9 @@ def ids(hits: Sequence[Hit]) -> list[str]:
     return [h.chunk.chunk_id for h in hits]
 
 
-def test_confidential_text_is_invisible_to_an_employee_in_every_stage(searcher: Searcher) -> None:
+def test_confidential_text_is_invisible_to_an_employee_in_every_stage(
+    searcher: Searcher, caplog: pytest.LogCaptureFixture
+) -> None:
     # The query is the confidential chunks' own first sentence, word for word.
     cleared = searcher.search(BONUS_QUERY, CONFIDENTIAL)
     assert cleared.hits and cleared.hits[0].chunk.chunk_id in CONFIDENTIAL_IDS
@@ -49,6 +51,8 @@ def test_confidential_text_is_invisible_to_an_employee_in_every_stage(searcher: 
         assert hit.chunk.access_level in ("public", "employee")
     # No starvation: the employee still gets a full top-k from what they may read.
     assert len(result.hits) == searcher.top_k
+    # The filters inside the legs did the work; the searcher's last check caught nothing.
+    assert "permission filter let chunk" not in caplog.text
 
 
 def test_no_starvation_when_hidden_chunks_fill_a_leg(corpus_services: Services) -> None:
@@ -221,7 +225,9 @@ class LeakyReranker:
         return [self.smuggled, *self.inner.rerank(query, hits)]  # type: ignore[attr-defined]
 
 
-def test_a_leak_from_a_later_component_is_dropped(corpus_services: Services) -> None:
+def test_a_leak_from_a_later_component_is_dropped(
+    corpus_services: Services, caplog: pytest.LogCaptureFixture
+) -> None:
     secret = next(c for c in CORPUS if c.access_level == "confidential")
     smuggled = Hit(chunk=secret, rank=1, score=9.0, rerank_score=9.0, best_sentence=secret.text)
     leaky = Searcher(
@@ -241,6 +247,8 @@ def test_a_leak_from_a_later_component_is_dropped(corpus_services: Services) -> 
     result = leaky.search(BONUS_QUERY, EMPLOYEE)
     assert secret.chunk_id not in everywhere(result)
     assert len(result.hits) == 5
+    assert f"permission filter let chunk {secret.chunk_id} through" in caplog.text
+    assert secret.text not in caplog.text
 
 
 def test_constructor_checks_its_arguments(corpus_services: Services) -> None:

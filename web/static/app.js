@@ -50,6 +50,7 @@ const passageHref = (id, quote) =>
 
 /* ---------- Ask ---------- */
 function renderAnswer(data, question) {
+  try { sessionStorage.setItem("docent:last", JSON.stringify({ data, question })); } catch (_) { /* private mode */ }
   const box = document.getElementById("result");
   box.replaceChildren();
   box.hidden = false;
@@ -167,6 +168,11 @@ function initAsk() {
     }
   };
   form.addEventListener("submit", (ev) => { ev.preventDefault(); askNow(); });
+  // Coming back from a passage: show the answer again instead of an empty page.
+  try {
+    const last = JSON.parse(sessionStorage.getItem("docent:last") || "null");
+    if (last && last.data) { q.value = last.question || ""; renderAnswer(last.data, last.question); }
+  } catch (_) { /* nothing stored */ }
   q.addEventListener("keydown", (ev) => {
     if (ev.key === "Enter" && !ev.shiftKey) { ev.preventDefault(); askNow(); }
   });
@@ -174,6 +180,8 @@ function initAsk() {
 
 /* ---------- Jobs ---------- */
 const pct = (x) => `${Math.round((x || 0) * 100)}%`;
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const expanded = new Set();  // finished jobs whose file list a person opened
 function progressBar(value, state, label) {
   return el("div", { class: `progress state-${state}`, role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "100", "aria-valuenow": String(Math.round((value || 0) * 100)), "aria-label": label },
     el("div", { class: "progress-fill", style: `width:${pct(value)}` }));
@@ -193,12 +201,20 @@ function renderJob(job, { actions = true } = {}) {
     el("li", { class: `job-file state-${f.state}` },
       el("div", { class: "job-file-row" },
         el("span", { class: "job-file-name" }, f.hidden ? el("em", { text: f.source }) : el("code", { text: f.source })),
-        el("span", { class: "job-file-state", text: `${f.state}${f.chunks ? ` · ${f.chunks} chunks` : ""}${f.seconds != null ? ` · ${Number(f.seconds).toFixed(1)}s` : ""}` })),
+        el("span", { class: "job-file-state", text: `${f.state}${f.chunks ? ` · ${plural(f.chunks, "chunk")}` : ""}${f.attempts > 1 ? ` · attempt ${f.attempts}` : ""}${f.seconds != null ? ` · ${Number(f.seconds).toFixed(1)}s` : ""}` })),
       progressBar(f.progress, f.state, `${f.source}: ${pct(f.progress)}`),
       f.error ? el("div", { class: "job-file-error", role: "note", text: f.error }) : null)));
+  // A finished job without failures folds its file list away (a reindex lists every file).
+  const fold = job.state === "succeeded" && files.length > 3;
+  let body = table;
+  if (fold) {
+    body = el("details", { class: "job-details", open: expanded.has(job.job_id) },
+      el("summary", { text: `${plural(files.length, "file")} · ${plural(job.chunks, "chunk")}` }), table);
+    body.addEventListener("toggle", () => { body.open ? expanded.add(job.job_id) : expanded.delete(job.job_id); });
+  }
   return el("article", { class: `card job state-${job.state}`, "data-job": job.job_id },
     head, progressBar(job.progress, job.state, `Job progress ${pct(job.progress)}`),
-    job.error ? el("p", { class: "job-error", text: job.error }) : null, table);
+    job.error ? el("p", { class: "job-error", text: job.error }) : null, body);
 }
 
 function initJobs() {

@@ -1,0 +1,135 @@
+"""Query latency per retrieval stage over N synthetic chunks, in one process.
+
+    python -m benchmarks.query_bench --chunks 10000 --queries 20
+
+Prints one JSON object: build times, p50/p95 per stage (ms) and peak RSS (MiB).
+
+The collection lives in Qdrant local mode *in memory*: local mode on disk persists every
+point through SQLite (~80 points/s here, so 50k points would take ~10 minutes to write),
+while queries in both are the same brute-force scan in Python. ``--on-disk`` measures the
+disk variant (use it at small N).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import tempfile
+import time
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+STAGES = ("bm25", "embed", "vector", "fuse", "rerank", "total")
+
+
+def questions(limit: int) -> list[str]:
+    rows = [
+        json.loads(line)
+        for line in (ROOT / "evals" / "cases" / "sample.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
+    qs = list(dict.fromkeys(r["q"] for r in rows))
+    return (qs * (limit // len(qs) + 1))[:limit]
+
+
+def memory_services(settings: Any, embedder: Any) -> Any:
+    """The real composition root, with the Qdrant client in memory instead of on disk."""
+    from qdrant_client import QdrantClient
+
+    from docent.wiring import Services
+
+    class MemoryServices(Services):
+        @cached_property
+        def qdrant(self) -> QdrantClient:
+            return QdrantClient(location=":memory:")
+
+    return MemoryServices(settings, embedder=embedder)
+
+
+def measure(n_chunks: int, n_queries: int, data_dir: Path, on_disk: bool) -> dict[str, object]:
+    from benchmarks.synthetic import corpus_sentences, embed_pool, synthetic_corpus
+    from docent.contracts import Principal
+    from docent.db.session import session_scope
+    from docent.db.state import bump_index_version
+    from docent.settings import Settings
+    from docent.wiring import Services
+    from evals.metrics import percentile
+    from ingest.embedding import SentenceTransformerEmbedder
+
+    embedder = SentenceTransformerEmbedder("bundled")
+    settings = Settings(_env_file=None, data_dir=data_dir)  # type: ignore[call-arg]
+    services = (
+        Services(settings, embedder=embedder) if on_disk else memory_services(settings, embedder)
+    )
+    try:
+        sentences = corpus_sentences(ROOT / "examples" / "policies")
+        started = time.perf_counter()
+        pool = embed_pool(embedder, sentences)
+        pool_s = time.perf_counter() - started
+        chunks, chunk_vectors, unit_vectors = synthetic_corpus(n_chunks, sentences, pool)
+
+        started = time.perf_counter()
+        batch = 512
+        for i in range(0, n_chunks, batch):
+            services.index.upsert(
+                chunks[i : i + batch], chunk_vectors[i : i + batch], unit_vectors[i : i + batch]
+            )
+        upsert_s = time.perf_counter() - started
+        with session_scope(services.sessions) as session:
+            bump_index_version(session)
+
+        principal = Principal("bench", "employee")
+        qs = questions(n_queries)
+        first = services.searcher.search(qs[0], principal)  # builds the keyword index
+        keyword_build_ms = float(first.timings_ms.get("keyword_refresh", 0.0))
+        embedder.embed(qs)  # warm the query shapes: steady state, not first-sight compiles
+        for q in qs:
+            embedder.embed([q])
+
+        per_stage: dict[str, list[float]] = {s: [] for s in STAGES}
+        hits = 0
+        for q in qs:
+            result = services.searcher.search(q, principal)
+            hits += len(result.hits)
+            for stage in STAGES:
+                per_stage[stage].append(float(result.timings_ms.get(stage, 0.0)))
+        return {
+            "qdrant": "local, on disk" if on_disk else "local, in memory",
+            "chunks": services.index.count(),
+            "queries": len(qs),
+            "pool_sentences": len(sentences),
+            "pool_embed_s": round(pool_s, 2),
+            "upsert_s": round(upsert_s, 1),
+            "keyword_build_ms": round(keyword_build_ms, 1),
+            "mean_hits": round(hits / len(qs), 2),
+            "p50": {s: round(percentile(v, 50), 1) for s, v in per_stage.items()},
+            "p95": {s: round(percentile(v, 95), 1) for s, v in per_stage.items()},
+            "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 0),
+            "load_avg": round(os.getloadavg()[0], 1),
+        }
+    finally:
+        services.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, required=True)
+    parser.add_argument("--queries", type=int, default=20)
+    parser.add_argument("--on-disk", action="store_true", help="Qdrant local mode on disk")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    with tempfile.TemporaryDirectory(prefix="docent-bench-") as tmp:
+        result = measure(args.chunks, args.queries, Path(tmp), args.on_disk)
+    json.dump(result, sys.stdout)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

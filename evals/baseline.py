@@ -1,0 +1,121 @@
+"""Rebuild the committed baseline: ingest the sample corpus (the files its manifest lists,
+with that manifest) into a fresh data dir, then run the cases, the threshold sweep and the
+retrieval-stage eval over it, writing everything under ``evals/reports/``.
+
+    python -m evals.baseline [--out evals/reports] [--thresholds 0.2:0.7:0.05]
+
+Only manifest-listed files are ingested: the corpus folder also holds a README that
+describes the documents (confidential figures included) and is not itself a policy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = Path("examples/policies")
+CASES = Path("evals/cases/sample.jsonl")
+
+
+def manifest_files(corpus: Path) -> list[Path]:
+    with (corpus / "MANIFEST.csv").open(newline="", encoding="utf-8") as handle:
+        return [corpus / row["path"] for row in csv.DictReader(handle)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("evals/reports"))
+    parser.add_argument("--thresholds", default="0.2:0.7:0.05")
+    parser.add_argument("--max-false-abstention", type=float, default=0.2)
+    parser.add_argument("--data-dir", type=Path, default=None, help="default: a temp dir")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.chdir(ROOT)  # paths in the reports are relative to the repository
+
+    from docent.settings import Settings
+    from docent.wiring import Services
+    from evals.cases import load_cases
+    from evals.report import build_report, retrieval_stage_table
+    from evals.results import write_results
+    from evals.runner import (
+        chunk_refs,
+        retrieval_rankings,
+        run_cases,
+        run_config,
+        run_meta,
+        sweep_cases,
+        with_unretrieved,
+    )
+    from evals.sweep import (
+        choose_threshold,
+        parse_thresholds,
+        plot_operating_points,
+        rows_by_threshold,
+        sweep_table,
+    )
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="docent-baseline-") as tmp:
+        data_dir = args.data_dir or Path(tmp)
+        data_dir.mkdir(parents=True, exist_ok=True)
+        settings = Settings(_env_file=None, data_dir=data_dir)  # type: ignore[call-arg]
+        services = Services(settings)
+        try:
+            started = time.perf_counter()
+            job = services.ingestor.submit(
+                manifest_files(CORPUS), root=CORPUS, manifest=CORPUS / "MANIFEST.csv"
+            )
+            services.ingestor.run(job)
+            took = time.perf_counter() - started
+            say(f"ingested {services.index.count()} chunks in {took:.0f} s")
+
+            chunks = chunk_refs(services)
+            cases = with_unretrieved(load_cases(CASES, settings.access_levels), chunks)
+            rows = run_cases(services, cases)
+            meta = run_meta(services, CASES, run_config(settings, None), rows)
+            args.out.mkdir(parents=True, exist_ok=True)
+            write_results(args.out / "baseline.jsonl", rows, meta)
+            report = build_report(rows, {c.qid: c for c in cases}, meta, "Docent baseline")
+            (args.out / "baseline.md").write_text(report, encoding="utf-8")
+            say("wrote baseline report")
+
+            graded = sweep_cases(services, cases, parse_thresholds(args.thresholds))
+            points = rows_by_threshold(graded)
+            chosen = choose_threshold(points, args.max_false_abstention)
+            plot_operating_points(points, args.out / "sweep.png", chosen.threshold)
+            sweep_text = (
+                f"# Threshold sweep\n\n{len(cases)} cases, index_version "
+                f"{meta['index_version']}, backend {settings.generator}, top_k {settings.top_k}; "
+                f"chosen by the lowest wrong-and-confident rate with false abstention at most "
+                f"{args.max_false_abstention:.0%}.\n\n"
+                f"{sweep_table(points, chosen.threshold)}\n\nchosen: {chosen.threshold:.2f}\n"
+            )
+            (args.out / "sweep.md").write_text(sweep_text, encoding="utf-8")
+            say("wrote sweep")
+
+            rankings = retrieval_rankings(services, cases)
+            stage_text = (
+                f"# Retrieval stages\n\n{len(rankings)} must-answer cases with gold, "
+                f"index_version {meta['index_version']}, nothing withheld, no threshold.\n\n"
+                f"{retrieval_stage_table(rankings)}\n"
+            )
+            (args.out / "retrieval.md").write_text(stage_text, encoding="utf-8")
+        finally:
+            services.close()
+    print(report)
+    print(sweep_text)
+    print(stage_text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,126 @@
+"""Errors become HTTP in one place: every DocentError subclass in the codebase and every
+vendor error an adapter can let through, always as {error: {code, message, request_id}}."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterator
+
+import httpx
+import kombu.exceptions
+import pytest
+import redis.exceptions
+import sqlalchemy.exc
+from fastapi import APIRouter, Depends, FastAPI
+from fastapi.testclient import TestClient
+
+from api.deps import open_endpoint
+from api.errors import VENDOR_ERRORS, install_error_handlers, status_for
+from api.middleware import request_context_middleware
+from docent.errors import DocentError
+from tests.api.conftest import ApiEnv
+
+PACKAGES = ("docent", "ingest", "retrieval", "render", "generate", "api", "evals")
+
+
+def all_docent_errors() -> list[type[DocentError]]:
+    for package in PACKAGES:
+        module = importlib.import_module(package)
+        for info in pkgutil.walk_packages(module.__path__, f"{package}."):
+            if ".migrations" not in info.name:
+                importlib.import_module(info.name)
+
+    def walk(cls: type[DocentError]) -> Iterator[type[DocentError]]:
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from walk(sub)
+
+    return sorted(set(walk(DocentError)) | {DocentError}, key=lambda c: c.__qualname__)
+
+
+def _raising_app(exc: BaseException) -> TestClient:
+    app = FastAPI()
+    router = APIRouter(dependencies=[Depends(open_endpoint)])
+
+    @router.get("/boom")
+    def boom() -> None:
+        raise exc
+
+    app.include_router(router)
+    app.middleware("http")(request_context_middleware)
+    install_error_handlers(app)
+    return TestClient(app, raise_server_exceptions=False)
+
+
+def test_there_are_many_error_classes_to_check() -> None:
+    names = {cls.__name__ for cls in all_docent_errors()}
+    assert {"NotFound", "IndexUnavailable", "Unauthenticated", "AnswerWithheld"} <= names
+    assert len(names) > 15
+
+
+@pytest.mark.parametrize("cls", all_docent_errors(), ids=lambda c: f"{c.__module__}.{c.__name__}")
+def test_every_docent_error_is_mapped(cls: type[DocentError]) -> None:
+    assert isinstance(cls.http_status, int) and 400 <= cls.http_status <= 599
+    assert isinstance(cls.code, str) and cls.code
+    exc = cls.__new__(cls)
+    DocentError.__init__(exc, f"a {cls.__name__} happened")
+    status, code, message = status_for(exc)
+    assert (status, code, message) == (cls.http_status, cls.code, f"a {cls.__name__} happened")
+    response = _raising_app(exc).get("/boom", headers={"X-Request-ID": "req-1"})
+    assert response.status_code == cls.http_status
+    assert response.json() == {
+        "error": {"code": cls.code, "message": f"a {cls.__name__} happened", "request_id": "req-1"}
+    }
+    assert response.headers["X-Request-ID"] == "req-1"
+
+
+VENDOR_SAMPLES: list[BaseException] = [
+    sqlalchemy.exc.OperationalError("SELECT 1", {}, Exception("password=hunter2")),
+    sqlalchemy.exc.InterfaceError("SELECT 1", {}, Exception("x")),
+    sqlalchemy.exc.TimeoutError("pool exhausted"),
+    redis.exceptions.ConnectionError("redis://:hunter2@host"),
+    redis.exceptions.TimeoutError("timeout"),
+    kombu.exceptions.OperationalError("broker gone"),
+    httpx.ConnectError("connection refused"),
+]
+
+
+def test_every_vendor_error_class_has_a_sample() -> None:
+    assert {type(e) for e in VENDOR_SAMPLES} >= {
+        cls for cls, _ in VENDOR_ERRORS if cls is not httpx.TransportError
+    }
+
+
+@pytest.mark.parametrize("exc", VENDOR_SAMPLES, ids=lambda e: type(e).__name__)
+def test_vendor_errors_are_503_and_never_echo_the_vendor_message(exc: BaseException) -> None:
+    response = _raising_app(exc).get("/boom")
+    assert response.status_code == 503
+    error = response.json()["error"]
+    assert error["code"] == "unavailable"
+    assert "hunter2" not in response.text and "did not answer" in error["message"]
+
+
+def test_an_unexpected_error_is_a_500_with_the_request_id() -> None:
+    response = _raising_app(RuntimeError("secret internals")).get("/boom")
+    assert response.status_code == 500
+    assert "secret internals" not in response.text
+    assert response.json()["error"]["code"] == "internal_error"
+    assert response.json()["error"]["request_id"] == response.headers["X-Request-ID"]
+
+
+def test_request_ids_are_kept_or_minted(make_env: Callable[..., ApiEnv]) -> None:
+    env = make_env()
+    kept = env.client.get("/api/me", headers={"X-Request-ID": "trace-abc.1"})
+    assert kept.headers["X-Request-ID"] == "trace-abc.1"
+    assert kept.json()["error"]["request_id"] == "trace-abc.1"
+    minted = env.client.get("/api/me", headers={"X-Request-ID": "bad id with spaces\n"})
+    assert minted.headers["X-Request-ID"] != "bad id with spaces"
+    assert len(minted.headers["X-Request-ID"]) == 32
+
+
+def test_the_app_serves_an_openapi_document(make_env: Callable[..., ApiEnv]) -> None:
+    env = make_env()
+    spec = env.client.get("/openapi.json").json()
+    assert "/api/ask" in spec["paths"] and "/api/documents" in spec["paths"]
+    assert "/login" not in spec["paths"]

@@ -1,0 +1,96 @@
+"""Ingest jobs for operators: progress per file, errors, retry, cancel, reindex; the files
+of a job above the viewer's clearance are shown without name or error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.api.conftest import ApiEnv
+from tests.api.test_documents import upload
+
+BROKEN_DOCX = b"PK\x03\x04 this is not really a word document"
+
+
+def test_a_failed_job_shows_the_error_per_file_and_can_be_retried(env: ApiEnv) -> None:
+    response = upload(
+        env, "eddie", [("broken.docx", BROKEN_DOCX), ("fine.md", b"# Fine\n\nAll fine.\n")]
+    )
+    job = env.wait_job(response.json()["job_id"])
+    assert job["state"] == "failed" and job["can_retry"]
+    files = {f["source"]: f for f in job["files"]}
+    assert files["broken.docx"]["state"] == "failed" and files["broken.docx"]["error"]
+    assert files["fine.md"]["state"] == "indexed" and files["fine.md"]["error"] is None
+    listed = {j["job_id"]: j for j in env.get("otto", "/api/jobs").json()["jobs"]}
+    assert listed[job["job_id"]]["files"][0]["error"]
+
+    assert env.post("eddie", f"/api/jobs/{job['job_id']}/retry").status_code == 403
+    retried = env.post("otto", f"/api/jobs/{job['job_id']}/retry")
+    assert retried.status_code == 202
+    again = env.wait_job(job["job_id"])
+    assert again["state"] == "failed"
+    assert {f["source"]: f for f in again["files"]}["broken.docx"]["attempts"] == 2
+
+
+def test_only_a_failed_job_can_be_retried_and_only_a_queued_one_cancelled(env: ApiEnv) -> None:
+    done = upload(
+        env, "eddie", [("desk.md", b"# Desks\n\nHot desks are first come, first served.\n")]
+    )
+    job_id = done.json()["job_id"]
+    env.wait_job(job_id)
+    assert env.post("otto", f"/api/jobs/{job_id}/retry").status_code == 409
+    assert env.post("otto", f"/api/jobs/{job_id}/cancel").status_code == 409
+
+    folder = env.services.settings.data_dir / "queued"
+    folder.mkdir(exist_ok=True)
+    (folder / "later.md").write_text("# Later\n\nNot yet.\n")
+    queued = env.services.ingestor.submit([folder / "later.md"], root=folder, created_by="otto")
+    assert env.get("otto", f"/api/jobs/{queued}").json()["can_cancel"] is True
+    cancelled = env.post("otto", f"/api/jobs/{queued}/cancel")
+    assert cancelled.status_code == 200
+    job = env.get("otto", f"/api/jobs/{queued}").json()
+    assert job["state"] == "cancelled" and job["files"][0]["state"] == "cancelled"
+    assert env.post("otto", "/api/jobs/nope/cancel").status_code == 404
+
+
+def test_people_see_their_own_jobs_operators_see_all(env: ApiEnv) -> None:
+    response = upload(env, "eddie", [("plants.md", b"# Plants\n\nWater them on Mondays.\n")])
+    job_id = response.json()["job_id"]
+    env.wait_job(job_id)
+    assert env.get("eddie", f"/api/jobs/{job_id}").status_code == 200
+    assert env.get("ada", f"/api/jobs/{job_id}").status_code == 404
+    assert job_id not in {j["job_id"] for j in env.get("ada", "/api/jobs").json()["jobs"]}
+    assert job_id in {j["job_id"] for j in env.get("otto", "/api/jobs").json()["jobs"]}
+
+
+def test_a_file_above_the_operators_clearance_is_shown_without_name_or_error(
+    env: ApiEnv,
+) -> None:
+    response = upload(
+        env, "carla", [("board-minutes.docx", BROKEN_DOCX)], access_level="confidential"
+    )
+    job_id = response.json()["job_id"]
+    env.wait_job(job_id)
+    as_otto = env.get("otto", f"/api/jobs/{job_id}").json()
+    hidden = as_otto["files"][0]
+    assert hidden["hidden"] is True and "board-minutes" not in str(as_otto)
+    assert hidden["error"] == "failed (details above your clearance)"
+    page = env.get("otto", "/jobs", headers={"Accept": "text/html"})
+    assert page.status_code == 200 and "board-minutes" not in page.text
+    as_carla = env.get("carla", f"/api/jobs/{job_id}").json()
+    assert as_carla["files"][0]["source"] == "board-minutes.docx"
+
+
+def test_reindex_all_runs_as_a_job(env: ApiEnv) -> None:
+    response = env.post("otto", "/api/reindex")
+    assert response.status_code == 202
+    job = env.wait_job(response.json()["job_id"], timeout=120)
+    assert job["kind"] == "reindex" and job["state"] in ("succeeded", "failed")
+    assert job["files_total"] >= 7
+    ok = [f for f in job["files"] if f["state"] in ("indexed", "unchanged")]
+    assert len(ok) >= 7
+
+
+def test_jobs_page_polls_the_json_api(env: ApiEnv) -> None:
+    page = env.get("otto", "/jobs", headers={"Accept": "text/html"})
+    assert 'data-live="/api/jobs"' in page.text and 'id="jobs-initial"' in page.text
+    assert Path(env.app.state.templates.env.loader.searchpath[0]).name == "templates"

@@ -1,0 +1,54 @@
+"""Password hashes, API tokens, signed sessions and CSRF tokens: the pure parts."""
+
+from __future__ import annotations
+
+import pytest
+
+from api.security import (
+    SessionData,
+    SessionSigner,
+    csrf_matches,
+    hash_password,
+    hash_token,
+    new_api_token,
+    token_prefix,
+    verify_password,
+)
+
+
+def test_passwords_are_salted_scrypt_and_verify() -> None:
+    first, second = hash_password("hunter2"), hash_password("hunter2")
+    assert first != second and first.startswith("scrypt$") and "hunter2" not in first
+    assert verify_password("hunter2", first) and verify_password("hunter2", second)
+    assert not verify_password("hunter3", first)
+    assert not verify_password("hunter2", None) and not verify_password("", first)
+    assert not verify_password("hunter2", "md5$abc") and not verify_password("x", "garbage")
+    with pytest.raises(ValueError):
+        hash_password("")
+
+
+def test_api_tokens_are_random_and_stored_only_as_a_hash() -> None:
+    token = new_api_token()
+    assert token.plain.startswith(f"dct_{token.prefix}_") and len(token.plain) > 40
+    assert token.token_hash == hash_token(token.plain) and token.plain not in token.token_hash
+    assert token_prefix(token.plain) == token.prefix
+    assert token_prefix("not-a-token") is None
+    assert new_api_token().plain != token.plain
+
+
+def test_sessions_are_signed_and_expire() -> None:
+    signer = SessionSigner("k" * 32, max_age_s=60)
+    cookie = signer.dumps(SessionData(csrf="c1", username="ada"))
+    assert signer.loads(cookie) == SessionData(csrf="c1", username="ada")
+    assert signer.loads(cookie[:-1] + ("A" if cookie[-1] != "A" else "B")) is None
+    assert SessionSigner("other-key" * 4, 60).loads(cookie) is None
+    assert SessionSigner("k" * 32, max_age_s=-1).loads(cookie) is None
+    assert signer.loads(None) is None and signer.loads("") is None
+    with pytest.raises(ValueError):
+        SessionSigner("", 60)
+
+
+def test_csrf_comparison() -> None:
+    assert csrf_matches("abc", "abc")
+    assert not csrf_matches("abc", "abd") and not csrf_matches("abc", None)
+    assert not csrf_matches("abc", "")

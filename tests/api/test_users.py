@@ -1,0 +1,107 @@
+"""Users and tokens over the database, and the ``docent users``/``docent demo`` commands
+run as real subprocesses."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlalchemy.orm import Session, sessionmaker
+
+from api.users import add_user, check_password, issue_token, list_users, revoke, user_for_token
+from docent.db.session import make_engine, migrate, session_factory, session_scope
+from docent.errors import Conflict, InvalidInput, NotFound
+from tests.api.corpus import write_corpus
+
+LEVELS = ("public", "employee", "confidential", "restricted")
+
+
+@pytest.fixture
+def sessions(database_url: str) -> sessionmaker[Session]:
+    migrate(database_url)
+    return session_factory(make_engine(database_url))
+
+
+def test_users_tokens_and_revocation(sessions: sessionmaker[Session]) -> None:
+    with session_scope(sessions) as db:
+        add_user(db, "ada", clearance="employee", levels=LEVELS, roles=["asker"], password="pw1")
+        with pytest.raises(Conflict):
+            add_user(db, "ada", clearance="employee", levels=LEVELS)
+        with pytest.raises(InvalidInput, match="clearance"):
+            add_user(db, "bob", clearance="galactic", levels=LEVELS)
+        with pytest.raises(InvalidInput, match="unknown role"):
+            add_user(db, "bob", clearance="employee", levels=LEVELS, roles=["wizard"])
+        with pytest.raises(InvalidInput, match="not allowed"):
+            add_user(db, "bad name!", clearance="employee", levels=LEVELS)
+        assert check_password(db, "ada", "pw1") is not None
+        assert check_password(db, "ada", "pw2") is None
+        first, second = issue_token(db, "ada"), issue_token(db, "ada")
+    with session_scope(sessions) as db:
+        assert user_for_token(db, first).username == "ada"  # type: ignore[union-attr]
+        assert revoke(db, first.split("_")[1]) == f"revoked token {first.split('_')[1]}"
+    with session_scope(sessions) as db:
+        assert user_for_token(db, first) is None
+        assert user_for_token(db, second) is not None
+        assert "disabled user ada and revoked 1 token" in revoke(db, "ada")
+    with session_scope(sessions) as db:
+        assert user_for_token(db, second) is None
+        assert check_password(db, "ada", "pw1") is None
+        assert [u.disabled for u in list_users(db)] == [True]
+        with pytest.raises(NotFound):
+            revoke(db, "nobody")
+        with pytest.raises(NotFound):
+            issue_token(db, "ada")
+
+
+def docent(args: list[str], data_dir: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DOCENT_DATA_DIR": str(data_dir), "DOCENT_ENV": "test"}
+    return subprocess.run(
+        [sys.executable, "-c", "from docent.cli import main; main()", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+
+
+@pytest.mark.integration
+def test_users_commands(tmp_path: Path) -> None:
+    added = docent(
+        ["users", "add", "ada", "--clearance", "employee", "--groups", "legal,finance",
+         "--roles", "asker,editor", "--password-stdin"],
+        tmp_path,
+        stdin="s3cret-pass\n",
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    assert "added ada: clearance employee, roles asker,editor, groups finance,legal" in added.stdout
+    bad = docent(["users", "add", "bob", "--clearance", "cosmic"], tmp_path)
+    assert bad.returncode == 1 and "clearance 'cosmic'" in bad.stderr
+    token = docent(["users", "token", "ada"], tmp_path)
+    plain = token.stdout.strip()
+    assert token.returncode == 0 and plain.startswith("dct_") and "Shown once" in token.stderr
+    listed = docent(["users", "list"], tmp_path)
+    assert "ada" in listed.stdout and plain.split("_")[1] in listed.stdout
+    assert plain not in listed.stdout
+    revoked = docent(["users", "revoke", plain.split("_")[1]], tmp_path)
+    assert revoked.returncode == 0 and "revoked token" in revoked.stdout
+    disabled = docent(["users", "revoke", "ada"], tmp_path)
+    assert "disabled user ada" in disabled.stdout
+    assert "(disabled)" in docent(["users", "list"], tmp_path).stdout
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_demo_ingests_creates_users_and_says_how_to_sign_in(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus")
+    result = docent(["demo", "--corpus", str(corpus), "--no-serve"], tmp_path / "data")
+    assert result.returncode == 0, result.stderr
+    assert "succeeded, 7 documents" in result.stdout
+    for name in ("ada", "cy", "eddie", "otto", "admin"):
+        assert f"\n  {name}" in result.stdout
+    assert "Sign in at http://127.0.0.1:8000/" in result.stdout
+    again = docent(["demo", "--corpus", str(corpus), "--no-serve"], tmp_path / "data")
+    assert again.returncode == 0 and "7 unchanged" in again.stdout

@@ -1,0 +1,241 @@
+"""`docent eval run | diff | sweep | retrieval` over the real chain: part of the sample
+corpus ingested once with its manifest (real model, Qdrant local mode, SQLite)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from docent.settings import Settings, get_settings
+from docent.wiring import Services
+from evals.cli import register
+from evals.results import meta_path, read_results
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "examples" / "policies"
+FILES = [
+    "handbook.md",
+    "pricing.md",
+    "pricing-2023.md",
+    "refunds.md",
+    "refunds-2022.md",
+    "restructuring-plan.md",
+    "litigation-hold.md",
+]
+QIDS = [
+    "ans-001",
+    "ans-002",
+    "ans-004",
+    "sup-001",
+    "sup-002",
+    "sup-008",
+    "perm-004",
+    "perm-006",
+    "perm-008",
+    "pallow-006",
+    "ooc-001",
+    "ooc-008",
+]
+ASK_KEYS = {"outcome", "answer", "citations", "missing", "handoff", "retrieved", "trace_id"}
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("eval-chain")
+
+
+@pytest.fixture(scope="module")
+def cli_env(workdir: Path, bundled_embedder) -> Iterator[Path]:  # type: ignore[no-untyped-def]
+    """The corpus subset ingested into a fresh data dir; DOCENT_* pointing at it."""
+    data_dir = workdir / "data"
+    data_dir.mkdir()
+    settings = Settings(_env_file=None, env="test", data_dir=data_dir)  # type: ignore[call-arg]
+    services = Services(settings, embedder=bundled_embedder)
+    try:
+        job = services.ingestor.submit(
+            [CORPUS / f for f in FILES], root=CORPUS, manifest=CORPUS / "MANIFEST.csv"
+        )
+        services.ingestor.run(job)
+        assert services.index.count() > 0
+    finally:
+        services.close()  # Qdrant local mode: one process-wide owner of the folder at a time
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("DOCENT_DATA_DIR", str(data_dir))
+        env.setenv("DOCENT_ENV", "test")
+        get_settings.cache_clear()
+        yield data_dir
+    get_settings.cache_clear()
+
+
+@pytest.fixture(scope="module")
+def cases_file(workdir: Path) -> Path:
+    rows = {}
+    for line in (ROOT / "evals" / "cases" / "sample.jsonl").read_text().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            rows[row["qid"]] = line
+    missing = [q for q in QIDS if q not in rows]
+    assert not missing, f"sample.jsonl no longer has {missing}"
+    path = workdir / "cases.jsonl"
+    path.write_text("\n".join(rows[q] for q in QIDS) + "\n", encoding="utf-8")
+    return path
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    app = typer.Typer()
+    register(app)
+    result = CliRunner().invoke(app, list(args))
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.output
+
+
+@pytest.fixture(scope="module")
+def base_run(cli_env: Path, cases_file: Path, workdir: Path) -> tuple[Path, str]:
+    out = workdir / "runs" / "base.jsonl"
+    code, output = invoke("eval", "run", str(cases_file), "--out", str(out), "--quiet")
+    assert code == 0, output
+    return out, output
+
+
+def test_run_writes_one_graded_line_per_case_and_the_index_version(
+    base_run: tuple[Path, str],
+) -> None:
+    out, output = base_run
+    meta, rows = read_results(out)
+    qids = [r["qid"] for r in rows]
+    # The three answerable cases with gold also run as derived unretrieved cases.
+    assert qids == QIDS + ["ans-001~unretrieved", "ans-002~unretrieved", "ans-004~unretrieved"]
+    for row in rows:
+        assert ASK_KEYS <= row.keys()
+        assert row["latency_ms"] > 0
+        assert row["grade"]["column"] in {"correct", "wrong", "abstained"}
+        assert row["index_version"] == meta["index_version"]
+    assert meta["config"]["backend"] == "extractive"
+    assert meta["config"]["threshold"] == get_settings().relevance_threshold
+    by_qid = {r["qid"]: r for r in rows}
+    # Withheld chunks are never retrieved for a derived case.
+    derived = by_qid["ans-001~unretrieved"]
+    assert derived["withheld"]
+    assert not {h["id"] for h in derived["retrieved"]} & set(derived["withheld"])
+    # Permission: the employee gets no answer and no text from the confidential plan.
+    for qid in ("perm-004", "perm-006", "perm-008"):
+        assert by_qid[qid]["outcome"] != "answered"
+        assert by_qid[qid]["leaks"] == []
+    # ...while a confidential asker's search reaches it (whatever the answer stage makes of it).
+    assert "restructuring-plan.md" in {h["source"] for h in by_qid["pallow-006"]["ranked"]}
+    assert by_qid["pallow-006"]["leaks"] == []
+    # The printed report: its columns close and it shows no leak.
+    all_row = re.search(
+        r"\| \*\*all\*\* \| (\d+) \| (\d+)/\d+ .*? \| (\d+)/\d+ .*? \| (\d+)/", output
+    )
+    assert all_row is not None, output
+    n, correct, wrong, abstained = map(int, all_row.groups())
+    assert n == len(rows) == correct + wrong + abstained
+    assert "| cases leaking text above the asker's level (must be 0) | 0 |" in output
+
+
+def test_diff_shows_transitions_and_refuses_other_index_versions(
+    base_run: tuple[Path, str], cases_file: Path, workdir: Path
+) -> None:
+    base, _ = base_run
+    strict = workdir / "runs" / "strict.jsonl"
+    # No rerank score reaches 1.5: every case abstains at the gate.
+    code, output = invoke(
+        "eval", "run", str(cases_file), "--out", str(strict), "--threshold", "1.5", "--quiet"
+    )
+    assert code == 0, output
+    _, base_rows = read_results(base)
+    _, strict_rows = read_results(strict)
+    assert {r["outcome"] for r in strict_rows} == {"insufficient_evidence"}
+    answered_correct = sorted(
+        r["qid"]
+        for r in base_rows
+        if r["grade"]["column"] == "correct" and r["outcome"] == "answered"
+    )
+    assert answered_correct
+    code, output = invoke("eval", "diff", str(base), str(strict))
+    assert code == 0, output
+    assert (
+        f"| correct | abstained | {len(answered_correct)} | {', '.join(answered_correct)} |"
+        in output
+    )
+
+    moved = workdir / "runs" / "other.jsonl"
+    shutil.copy(strict, moved)
+    meta = json.loads(meta_path(strict).read_text())
+    meta["index_version"] += 1
+    meta_path(moved).write_text(json.dumps(meta))
+    code, output = invoke("eval", "diff", str(base), str(moved))
+    assert code == 1
+    assert "different index versions" in output
+    code, output = invoke("eval", "diff", str(base), str(moved), "--force")
+    assert code == 0, output
+
+
+def _sweep_rows(output: str) -> dict[float, list[tuple[int, int]]]:
+    rows = {}
+    for line in output.splitlines():
+        m = re.match(r"\| (\d\.\d\d)[^|]* \|(.*)", line)
+        if m:
+            rows[float(m.group(1))] = [
+                (int(k), int(n)) for k, n in re.findall(r"(\d+)/(\d+)", m.group(2))
+            ]
+    return rows
+
+
+def test_sweep_is_monotonic_and_agrees_with_a_real_run(
+    base_run: tuple[Path, str], cases_file: Path, workdir: Path
+) -> None:
+    base, _ = base_run
+    plot = workdir / "sweep.png"
+    threshold = get_settings().relevance_threshold
+    code, output = invoke(
+        "eval",
+        "sweep",
+        str(cases_file),
+        "--thresholds",
+        f"0.0,{threshold},1.5",
+        "--plot",
+        str(plot),
+        "--quiet",
+    )
+    assert code == 0, output
+    assert plot.read_bytes()[:4] == b"\x89PNG"
+    rows = _sweep_rows(output)
+    assert sorted(rows) == [0.0, threshold, 1.5]
+    fa = [rows[t][0] for t in sorted(rows)]  # (k, n) false abstention
+    answered_abstain = [rows[t][2] for t in sorted(rows)]
+    assert [k for k, _ in fa] == sorted(k for k, _ in fa)
+    assert [k for k, _ in answered_abstain] == sorted(
+        (k for k, _ in answered_abstain), reverse=True
+    )
+    assert fa[-1][0] == fa[-1][1] and answered_abstain[-1][0] == 0
+    assert "chosen:" in output
+    # One retrieval replayed per threshold gives what a real run at that threshold gives.
+    _, base_rows = read_results(base)
+    correct = sum(r["grade"]["column"] == "correct" for r in base_rows)
+    wrong = sum(r["grade"]["column"] == "wrong" for r in base_rows)
+    assert rows[threshold][1] == (wrong, len(base_rows))
+    assert rows[threshold][3] == (correct, len(base_rows))
+
+
+def test_retrieval_stage_table(cli_env: Path, cases_file: Path) -> None:
+    code, output = invoke("eval", "retrieval", str(cases_file), "--quiet")
+    assert code == 0, output
+    for label in ("BM25 only", "vector only", "fused (RRF)", "fused + rerank"):
+        line = next(line for line in output.splitlines() if line.startswith(f"| {label} |"))
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[1] == "7"  # must-answer cases with gold in the subset
+        assert all(0.0 <= float(v) <= 1.0 for v in cells[2:])
+    fused = next(line for line in output.splitlines() if line.startswith("| fused + rerank |"))
+    assert float(fused.strip("|").split("|")[4]) == 1.0  # section recall@10

@@ -1,0 +1,68 @@
+"""The operating-point table, the threshold choice and the plot, on hand-made points."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evals.metrics import Rate
+from evals.sweep import (
+    OperatingPoint,
+    choose_threshold,
+    operating_point,
+    parse_thresholds,
+    plot_operating_points,
+    sweep_table,
+)
+
+
+def test_parse_thresholds_ranges_include_both_ends() -> None:
+    assert parse_thresholds("0.2:0.4:0.05") == [0.2, 0.25, 0.3, 0.35, 0.4]
+    assert parse_thresholds("0.5,0.3") == [0.3, 0.5]
+    for bad in ("0.5:0.2:0.1", "0.2:0.4:0", "a:b:c", ""):
+        with pytest.raises(ValueError, match="--thresholds"):
+            parse_thresholds(bad)
+
+
+def test_operating_point_by_hand() -> None:
+    graded = [
+        ("answerable", "answered", "correct"),
+        ("answerable", "insufficient_evidence", "abstained"),
+        ("superseded", "answered", "wrong"),
+        ("out_of_corpus", "answered", "wrong"),
+        ("permission", "declined", "correct"),
+        ("ambiguous", "ambiguous", "correct"),
+    ]
+    p = operating_point(0.4, graded)
+    assert (p.false_abstention.k, p.false_abstention.n) == (1, 3)
+    assert (p.wrong.k, p.wrong.n) == (2, 6)
+    assert (p.answered_must_abstain.k, p.answered_must_abstain.n) == (1, 2)
+    assert (p.correct.k, p.correct.n) == (3, 6)
+
+
+def point(t: float, fa: int, wrong: int) -> OperatingPoint:
+    return OperatingPoint(t, Rate(fa, 10), Rate(wrong, 20), Rate(0, 10), Rate(20 - wrong - fa, 20))
+
+
+def test_choice_is_lowest_wrong_within_the_false_abstention_limit() -> None:
+    points = [point(0.2, 0, 6), point(0.3, 1, 3), point(0.4, 2, 2), point(0.5, 5, 0)]
+    assert choose_threshold(points, 0.2).threshold == 0.4
+    assert choose_threshold(points, 0.1).threshold == 0.3
+    assert choose_threshold(points, 0.5).threshold == 0.5
+    # Nothing acceptable: the least false abstention.
+    assert choose_threshold([point(0.6, 5, 0), point(0.7, 6, 0)], 0.1).threshold == 0.6
+
+
+def test_ties_go_to_the_middle_of_the_plateau() -> None:
+    points = [point(0.2, 1, 3), point(0.3, 1, 3), point(0.4, 1, 3), point(0.5, 4, 1)]
+    assert choose_threshold(points, 0.2).threshold == 0.3
+
+
+def test_table_marks_the_choice_and_the_plot_is_a_png(tmp_path: Path) -> None:
+    points = [point(0.2, 0, 6), point(0.3, 1, 3)]
+    table = sweep_table(points, 0.3)
+    assert "| 0.30 ◀ chosen | 1/10 10%" in table
+    out = tmp_path / "sweep.png"
+    plot_operating_points(points, out, 0.3)
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,143 @@
+from datetime import date
+
+from docent.contracts import Ambiguous, Answered, Citation, Declined, InsufficientEvidence
+from generate.checks import UNVERIFIED, gate, verify
+from generate.outcomes import parse_text_outcome
+from render.prompt import render
+from tests.render.builders import make_hit
+
+HITS = [
+    make_hit(
+        "refunds.md#2",
+        "A support team lead may approve refunds up to €1,000. Refunds above €1,000 need "
+        "finance approval from the Finance Controller before they are paid.",
+        rank=1,
+        heading_path=("Refunds Policy", "Approval"),
+        effective_date=date(2025, 3, 1),
+    ),
+    make_hit(
+        "refunds.md#3",
+        "Approved refunds are paid to the original payment method within 5 business days.",
+        rank=2,
+        heading_path=("Refunds Policy", "Processing time"),
+    ),
+]
+PROMPT = render("How much can a team lead approve, and how fast is it paid?", HITS, 2000)
+
+
+def check(answer: str) -> tuple[object, list[dict]]:
+    outcome, results = verify(parse_text_outcome(answer, PROMPT.kept), PROMPT)
+    return outcome, [r.to_dict() for r in results]
+
+
+def failed(results: list[dict]) -> list[str]:
+    return [r["check"] for r in results if not r["passed"]]
+
+
+def test_gate_abstains_on_no_hits_and_passes_otherwise() -> None:
+    assert isinstance(gate([]), InsufficientEvidence)
+    assert gate(HITS) is None
+
+
+def test_a_fabricated_citation_escalates_to_a_person() -> None:
+    outcome, results = check("Leads approve up to €1,000 [refunds.md#2]. Paid fast [refunds.md#9].")
+    assert outcome == Declined("requires_human", "fabricated citation: refunds.md#9")
+    assert failed(results) == ["citations_known"]
+
+
+def test_a_citation_list_id_not_in_the_prompt_is_fabricated_too() -> None:
+    invented = Answered(
+        "Leads approve up to €1,000 [refunds.md#2].",
+        (
+            Citation("refunds.md#2", "refunds.md", (), None, "current", ""),
+            Citation("salary.md#1", "", (), None, "current", ""),
+        ),
+    )
+    outcome, _ = verify(invented, PROMPT)
+    assert isinstance(outcome, Declined) and "salary.md#1" in outcome.detail
+
+
+def test_a_paraphrase_with_the_right_figures_passes() -> None:
+    answer = (
+        "Team leads can sign off refunds of up to €1000 [refunds.md#2]. "
+        "Once approved, the money goes back to the card within 5 business days [refunds.md#3]."
+    )
+    outcome, results = check(answer)
+    assert isinstance(outcome, Answered)
+    assert outcome.answer == answer  # nothing dropped, nothing rewritten
+    assert failed(results) == []
+
+
+def test_an_unsupported_figure_drops_its_sentence_when_others_stand() -> None:
+    outcome, results = check(
+        "Team leads approve up to €1,000 [refunds.md#2]. Refunds are paid within 3 days [refunds.md#3]."
+    )
+    assert isinstance(outcome, Answered)
+    assert outcome.answer == "Team leads approve up to €1,000 [refunds.md#2]."
+    assert [c.id for c in outcome.citations] == ["refunds.md#2"]
+    assert "3 days" not in outcome.answer
+    figure_failures = [r for r in results if r["check"] == "figures" and not r["passed"]]
+    assert figure_failures[0]["sentence"] == "Refunds are paid within 3 days."
+    assert "num:3" in figure_failures[0]["detail"]
+
+
+def test_a_figure_must_be_in_the_block_the_sentence_cites_not_just_any_block() -> None:
+    # €1,000 is in refunds.md#2, but this sentence cites only refunds.md#3
+    outcome, _ = check("Leads approve up to €1,000 [refunds.md#3].")
+    assert outcome == InsufficientEvidence(UNVERIFIED)
+
+
+def test_when_every_sentence_fails_the_outcome_abstains() -> None:
+    outcome, results = check("Leads approve up to €2,000 [refunds.md#2].")
+    assert outcome == InsufficientEvidence(UNVERIFIED)
+    assert "answer_stands" in failed(results)
+
+
+def test_quoted_text_must_be_verbatim() -> None:
+    ok, _ = check('The policy says "A support team lead may approve refunds" [refunds.md#2].')
+    assert isinstance(ok, Answered)
+    bad, results = check(
+        'Leads approve up to €1,000 [refunds.md#2]. It says "refunds are instant" [refunds.md#3].'
+    )
+    assert isinstance(bad, Answered)
+    assert "instant" not in bad.answer
+    assert "quote" in failed(results)
+
+
+def test_curly_quotes_and_spacing_do_not_count_as_changes() -> None:
+    outcome, _ = check("It says “A support team  lead may approve refunds” [refunds.md#2].")
+    assert isinstance(outcome, Answered)
+
+
+def test_an_invented_citation_quote_is_replaced_by_a_true_one() -> None:
+    draft = Answered(
+        "Leads approve up to €1,000 [refunds.md#2].",
+        (Citation("refunds.md#2", "refunds.md", (), None, "current", "Leads may approve anything."),),
+    )
+    outcome, results = verify(draft, PROMPT)
+    assert isinstance(outcome, Answered)
+    assert outcome.citations[0].quote == "A support team lead may approve refunds up to €1,000."
+    assert "citation_quote" in failed([r.to_dict() for r in results])
+
+
+def test_an_uncited_sentence_is_checked_against_all_the_answers_citations() -> None:
+    supported = "Leads approve up to €1,000 [refunds.md#2]. Above €1,000 Finance must approve."
+    outcome, _ = check(supported)
+    assert isinstance(outcome, Answered) and outcome.answer == supported
+    # 5 business days is in refunds.md#3, which this answer never cites
+    outcome, _ = check("Leads approve up to €1,000 [refunds.md#2]. Payment takes 5 business days.")
+    assert isinstance(outcome, Answered) and "5 business days" not in outcome.answer
+
+
+def test_figures_in_the_heading_or_effective_date_count_as_shown() -> None:
+    outcome, _ = check("Since 1 March 2025, leads approve up to €1,000 [refunds.md#2].")
+    assert isinstance(outcome, Answered)
+
+
+def test_non_answers_pass_through_unchecked() -> None:
+    for outcome in (
+        InsufficientEvidence("x"),
+        Ambiguous(("a", "b"), "which?"),
+        Declined("policy"),
+    ):
+        assert verify(outcome, PROMPT) == (outcome, ())

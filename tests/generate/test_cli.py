@@ -1,0 +1,125 @@
+"""``docent ask`` and ``docent trace show`` over a real ingested sample (bundled model, Qdrant
+local mode, SQLite), through typer's runner."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from docent.settings import get_settings
+from generate.cli import numbered_answer
+from generate.cli import register as register_generate
+from ingest.cli import register as register_ingest
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "policies"
+FILES = ["handbook.md", "refunds.md", "refunds-2022.md", "expenses.md"]
+
+
+def make_app() -> typer.Typer:
+    app = typer.Typer()
+    register_ingest(app)
+    register_generate(app)
+    return app
+
+
+class Docent:
+    def __init__(self, data_dir: Path) -> None:
+        self.app = make_app()
+        self.env = {"DOCENT_DATA_DIR": str(data_dir), "DOCENT_ENV": "test"}
+
+    def __call__(self, *args: str) -> tuple[int, str, str]:
+        get_settings.cache_clear()
+        try:
+            result = CliRunner().invoke(self.app, list(args), env=self.env)
+        finally:
+            get_settings.cache_clear()
+        return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture(scope="module")
+def docent(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Docent]:
+    root = tmp_path_factory.mktemp("cli")
+    corpus = root / "corpus"
+    corpus.mkdir()
+    lines = (SAMPLE / "MANIFEST.csv").read_text().splitlines()
+    manifest = [lines[0]] + [line for line in lines[1:] if line.split(",", 1)[0] in FILES]
+    (corpus / "MANIFEST.csv").write_text("\n".join(manifest) + "\n")
+    for name in FILES:
+        shutil.copy2(SAMPLE / name, corpus / name)
+    data = root / "data"
+    data.mkdir()
+    run = Docent(data)
+    code, out, err = run("ingest", str(corpus), "--manifest", str(corpus / "MANIFEST.csv"))
+    assert code == 0, out + err
+    yield run
+
+
+def test_ask_json_answers_with_the_current_figure_and_a_citation(docent: Docent) -> None:
+    code, out, _ = docent("ask", "How much can a support team lead approve for a refund?", "--json")
+    assert code == 0
+    body = json.loads(out)
+    assert body["outcome"] == "answered"
+    assert "€1,000" in body["answer"] and "€500" not in body["answer"]
+    citation = body["citations"][0]
+    assert citation["source"] == "refunds.md" and citation["status"] == "current"
+    assert citation["quote"] in next(r["text"] for r in body["retrieved"] if r["id"] == citation["id"])
+    assert {"id", "source", "heading_path", "rank", "score", "text"} == set(body["retrieved"][0])
+
+
+def test_ask_human_output_numbers_citations(docent: Docent) -> None:
+    code, out, _ = docent("ask", "How many days of paid annual leave do full-time employees get?")
+    assert code == 0
+    assert "25 days" in out and "[1]" in out
+    assert "Sources" in out and "[1] handbook.md › Employee Handbook > Annual leave" in out
+    assert "trace " in out
+
+
+def test_ask_outside_the_documents_says_so_and_who_to_ask(docent: Docent) -> None:
+    code, out, _ = docent("ask", "Can I bring my dog to the office on Fridays?")
+    assert code == 0
+    assert out.startswith("The documents do not cover this.")
+    assert "Who to ask:" in out
+
+
+def test_a_public_asker_gets_nothing_from_employee_documents(docent: Docent) -> None:
+    code, out, _ = docent(
+        "ask", "How many days of paid annual leave do full-time employees get?", "--access", "public", "--json"
+    )
+    assert code == 0
+    body = json.loads(out)
+    assert "25 days" not in out
+    assert all(not r["source"].startswith(("handbook", "expenses")) for r in body["retrieved"])
+    assert body["handoff"] is None or body["handoff"]["source"] not in {"handbook.md", "expenses.md"}
+
+
+def test_an_unknown_access_level_is_refused(docent: Docent) -> None:
+    code, _, err = docent("ask", "anything", "--access", "boss")
+    assert code == 2
+    assert "unknown access level 'boss'" in err
+
+
+def test_trace_show_reads_back_the_ask(docent: Docent) -> None:
+    code, out, _ = docent("ask", "How long do approved refunds take to be paid?", "--json")
+    trace_id = json.loads(out)["trace_id"]
+    code, out, _ = docent("trace", "show", trace_id)
+    assert code == 0
+    assert f"trace {trace_id}" in out
+    assert "question: How long do approved refunds take to be paid?" in out
+    assert "checks:" in out and "user prompt:" in out and '<doc id="refunds.md#' in out
+    code, out, _ = docent("trace", "show", trace_id, "--json")
+    trace = json.loads(out)
+    assert trace["trace_id"] == trace_id and trace["payload"]["backend"] == "extractive"
+    code, _, err = docent("trace", "show", "no-such-id")
+    assert code == 1 and "no trace with id 'no-such-id'" in err
+
+
+def test_numbered_answer_maps_ids_in_citation_order() -> None:
+    answer = "A [x.md#2]. B [y.md#1][x.md#2]. C [x.md#2, y.md#1]."
+    assert numbered_answer(answer, ["x.md#2", "y.md#1"]) == "A [1]. B [2][1]. C [1][2]."

@@ -1,0 +1,166 @@
+"""The four journeys in a real browser: an employee asks and opens a citation; an abstention
+offers a person and hands the question over; an editor uploads and watches the job finish;
+an operator retries a failed job. Each screen is kept as a screenshot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.api.corpus import SECRET
+from tests.web.conftest import LiveServer, sign_in
+
+pytestmark = pytest.mark.browser
+
+
+def shot(page: Any, server: LiveServer, name: str) -> None:
+    page.screenshot(path=str(server.shots / f"{name}.png"), full_page=True)
+
+
+def test_login_page(new_page: Any, live_server: LiveServer) -> None:
+    page = new_page()
+    page.goto("/")
+    assert page.url.endswith("/login?next=/")
+    shot(page, live_server, "01-login")
+    page.get_by_label("User name").fill("ada")
+    page.get_by_label("Password").fill("wrong")
+    page.get_by_role("button", name="Sign in").click()
+    assert "Wrong user name or password" in page.inner_text(".alert-error")
+
+
+def test_an_employee_asks_and_opens_a_citation(new_page: Any, live_server: LiveServer) -> None:
+    page = new_page()
+    sign_in(page, "ada")
+    shot(page, live_server, "02-ask-empty")
+    # Keyboard only: the question box is focusable, Enter asks.
+    page.get_by_label("Your question").focus()
+    page.keyboard.type("How many days per week may employees work from home?")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".answer")
+    assert "three days" in page.inner_text(".answer-text")
+    markers = page.locator(".answer-text .cite")
+    assert markers.count() >= 1 and markers.first.inner_text() == "1"
+    assert "remote-work.md" in page.inner_text(".citations")
+    assert SECRET not in page.content()
+    shot(page, live_server, "03-ask-answer")
+    page.locator(".citation-link").first.click()
+    page.wait_for_selector("article.passage")
+    assert "Working from home" in page.inner_text(".heading-path")
+    assert "manager's agreement" in page.inner_text("mark")
+    assert page.inner_text(".badge-current") == "Current"
+    shot(page, live_server, "04-passage")
+    page.go_back()
+    page.wait_for_selector(".answer")  # the answer is restored, not lost
+
+
+def test_an_answer_on_a_phone(new_page: Any, live_server: LiveServer) -> None:
+    page = new_page({"width": 390, "height": 844})
+    sign_in(page, "ada")
+    page.get_by_label("Your question").fill("What is the daily meal allowance for travel?")
+    page.get_by_role("button", name="Ask").click()
+    page.wait_for_selector(".answer")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390  # nothing overflows sideways
+    shot(page, live_server, "05-ask-answer-phone")
+
+
+def test_an_abstention_offers_a_person_and_hands_it_over(
+    new_page: Any, live_server: LiveServer
+) -> None:
+    page = new_page()
+    sign_in(page, "ada")
+    page.get_by_label("Your question").fill("Can I bring my dog on home working days?")
+    page.get_by_role("button", name="Ask").click()
+    page.wait_for_selector(".nonanswer")
+    assert "The documents don't cover this." in page.inner_text(".nonanswer")
+    assert "People Ops" in page.inner_text(".handoff-offer")
+    shot(page, live_server, "06-abstention")
+    page.get_by_role("button", name="Ask a person").click()
+    page.wait_for_selector(".alert-ok")
+    assert "People Ops" in page.inner_text(".alert-ok")
+    shot(page, live_server, "07-handoff-sent")
+
+    owner = new_page()
+    sign_in(owner, "eddie")
+    owner.goto("/handoffs")
+    card = owner.locator(".handoff", has_text="bring my dog")
+    assert card.count() == 1
+    shot(owner, live_server, "08-handoffs-owner")
+    card.get_by_label("Resolution").fill("No pets at home-working desks; see the office guide.")
+    card.get_by_role("button", name="Close handoff").click()
+    owner.locator(".handoff", has_text="bring my dog").wait_for(state="detached")
+    owner.goto("/handoffs?state=closed")
+    assert "No pets" in owner.inner_text("#handoff-list")
+
+
+def test_an_editor_uploads_a_document_and_watches_the_job(
+    new_page: Any, live_server: LiveServer, tmp_path: Path
+) -> None:
+    doc = tmp_path / "canteen.md"
+    doc.write_text(
+        "# Canteen\n\n## Opening hours\n\nThe canteen serves lunch from 12:00 to 14:30.\n"
+    )
+    bad = tmp_path / "virus.exe"
+    bad.write_bytes(b"MZ")
+    page = new_page()
+    sign_in(page, "eddie")
+    page.goto("/documents")
+    shot(page, live_server, "09-documents")
+    page.set_input_files("#files", [str(doc), str(bad)])
+    page.get_by_label("Owner").fill("Facilities")
+    page.get_by_label("Effective date").fill("2025-03-01")
+    page.get_by_role("button", name="Upload and ingest").click()
+    page.wait_for_selector(".upload-job .job")
+    assert "virus.exe" in page.inner_text(".rejected")
+    page.wait_for_selector(".upload-job .badge-job-succeeded", timeout=60_000)
+    assert "canteen.md" in page.inner_text(".upload-job")
+    shot(page, live_server, "10-upload-finished")
+    page.get_by_role("link", name="Refresh the list").click()
+    page.get_by_role("link", name="Canteen").click()
+    page.wait_for_selector(".chunk")
+    assert "12:00 to 14:30" in page.inner_text(".chunks")
+    shot(page, live_server, "11-document-chunks")
+
+
+def test_an_operator_retries_a_failed_job(new_page: Any, live_server: LiveServer) -> None:
+    folder = live_server.services.settings.data_dir / "ops"
+    folder.mkdir(exist_ok=True)
+    (folder / "broken.docx").write_bytes(b"PK\x03\x04 not really a word file")
+    ingestor = live_server.services.ingestor
+    job_id = ingestor.submit([folder / "broken.docx"], root=folder, created_by="otto")
+    ingestor.run(job_id)
+    assert ingestor.job_status(job_id)["state"] == "failed"
+
+    page = new_page()
+    sign_in(page, "otto")
+    page.goto("/jobs")
+    card = page.locator(f'article[data-job="{job_id}"]')
+    card.wait_for()
+    assert "broken.docx" in card.inner_text() and card.locator(".job-file-error").count() == 1
+    shot(page, live_server, "12-jobs-failed")
+    card.get_by_role("button", name="Retry failed").click()
+    page.wait_for_function(
+        "() => document.getElementById('jobs-status').textContent.includes('Retrying')"
+    )
+    deadline_ms = 30_000
+    page.wait_for_function(
+        f"""async () => {{
+            const r = await fetch('/api/jobs/{job_id}');
+            const j = await r.json();
+            return j.state === 'failed' && j.files[0].attempts === 2;
+        }}""",
+        timeout=deadline_ms,
+        polling=500,
+    )
+    page.wait_for_timeout(1200)  # one poll of the page
+    shot(page, live_server, "13-jobs-after-retry")
+
+
+def test_gaps_page_for_editors(new_page: Any, live_server: LiveServer) -> None:
+    page = new_page()
+    sign_in(page, "eddie")
+    page.goto("/gaps")
+    page.wait_for_selector("h1")
+    shot(page, live_server, "14-gaps")
