@@ -12,7 +12,7 @@ import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-MARKER = re.compile(r"\[([^\[\]\n]{1,300})\]")
+MARKER = re.compile(r"\[([^\[\]\n{}\"]{1,300})\]")  # not JSON arrays like [{"id": …}]
 _RUN_GAP = re.compile(r"[\s,;]*")
 _TRAILING_PUNCT = re.compile(r"[.!?;:,]+")
 _END_PUNCT = re.compile(r"(.*?)([.!?;:,]*)$", re.DOTALL)

@@ -124,6 +124,8 @@ class OpenAIChatGenerator:
         outcome, how = parse_output(content, hits)
         if response_format is not None and how == "text":
             notes.append("asked for JSON, got plain text; read as plain text")
+        if _finish_reason(data) == "length":
+            notes.append("reply cut off at max_tokens")
         notes.append(f"format={_format_name(response_format)}")
         return Generation(outcome, content, model, usage, tuple(notes))
 
@@ -225,6 +227,12 @@ def _message(data: dict[str, Any], base_url: str) -> dict[str, Any]:
     if not isinstance(message, dict):
         raise LLMUnavailable(f"chat endpoint {base_url} returned a choice without a message")
     return message
+
+
+def _finish_reason(data: dict[str, Any]) -> str | None:
+    choices = data.get("choices") or [{}]
+    reason = choices[0].get("finish_reason") if isinstance(choices[0], dict) else None
+    return reason if isinstance(reason, str) else None
 
 
 def _usage(data: dict[str, Any]) -> Usage:

@@ -36,6 +36,7 @@ KINDS = ("answered", "insufficient_evidence", "ambiguous", "declined")
 REASON_CODES: tuple[ReasonCode, ...] = ("out_of_scope", "requires_human", "policy")
 UNCITED = "answer cites no document"
 DEFAULT_MISSING = "The documents do not state the answer to this question."
+BROKEN_JSON = "model reply is JSON that does not parse or has no known kind"
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
@@ -179,10 +180,14 @@ def parse_text_outcome(raw: str, hits: Sequence[Hit]) -> Outcome:
 
 
 def parse_output(raw: str, hits: Sequence[Hit]) -> tuple[Outcome, str]:
-    """``(outcome, how)``: JSON when the reply holds a known outcome object, else plain text."""
+    """``(outcome, how)``: JSON when the reply holds a known outcome object; a reply that
+    starts as JSON but does not parse (cut off at max_tokens, say) is ``declined/
+    requires_human`` rather than read as prose; anything else is plain text."""
     outcome = parse_json_outcome(raw, hits)
     if outcome is not None:
         return outcome, "json"
+    if _FENCE.sub("", raw.strip()).startswith("{"):
+        return Declined("requires_human", BROKEN_JSON), "broken_json"
     return parse_text_outcome(raw, hits), "text"
 
 

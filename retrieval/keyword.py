@@ -20,6 +20,7 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from rank_bm25 import BM25Okapi
 from docent.contracts import Chunk
 from ingest.vector_store import QdrantIndex
 from retrieval.errors import KeywordIndexError
+from retrieval.permissions import AccessColumns
 from retrieval.tokenize import tokenize
 
 log = logging.getLogger(__name__)
@@ -93,6 +95,11 @@ class KeywordSnapshot:
     version: int
     chunks: tuple[Chunk, ...]
     bm25: LuceneBM25 | None  # None when there are no chunks
+
+    @cached_property
+    def access(self) -> AccessColumns:
+        """The chunks' access fields as columns, for fast permission masks."""
+        return AccessColumns.of(self.chunks)
 
     def search(self, query: str, mask: NDArray[np.bool_], limit: int) -> list[tuple[Chunk, float]]:
         """Best ``limit`` chunks the mask allows, by BM25 score; never a zero-score chunk."""

@@ -8,7 +8,8 @@ yields a filter that matches nothing and an all-false mask.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -76,6 +77,59 @@ def chunk_allowed(
     )
 
 
+@dataclass(frozen=True)
+class AccessColumns:
+    """The access fields of a list of chunks as columns. A mask then costs one ``visible``
+    call per distinct (level, groups) pair, plus a few vector operations — a corpus has
+    a handful of such pairs and thousands of chunks."""
+
+    pairs: tuple[tuple[str, tuple[str, ...]], ...]
+    pair_of: NDArray[np.int64]  # per chunk: its index into ``pairs``
+    pending: NDArray[np.bool_]
+    position: Mapping[str, int]
+
+    @classmethod
+    def of(cls, chunks: Sequence[Chunk]) -> AccessColumns:
+        index: dict[tuple[str, tuple[str, ...]], int] = {}
+        pair_of = np.fromiter(
+            (index.setdefault((c.access_level, c.groups), len(index)) for c in chunks),
+            dtype=np.int64,
+            count=len(chunks),
+        )
+        return cls(
+            pairs=tuple(index),
+            pair_of=pair_of,
+            pending=np.fromiter(
+                (c.status == PENDING for c in chunks), dtype=np.bool_, count=len(chunks)
+            ),
+            position={c.chunk_id: i for i, c in enumerate(chunks)},
+        )
+
+    def mask(
+        self,
+        principal: Principal,
+        levels: Sequence[str],
+        *,
+        include_pending: bool,
+        exclude_chunk_ids: Collection[str] = (),
+    ) -> NDArray[np.bool_]:
+        if not readable_levels(principal, levels):
+            return np.zeros(len(self.pair_of), dtype=np.bool_)
+        allowed = np.fromiter(
+            (visible(principal, level, groups, levels) for level, groups in self.pairs),
+            dtype=np.bool_,
+            count=len(self.pairs),
+        )
+        mask: NDArray[np.bool_] = allowed[self.pair_of] if len(self.pairs) else allowed[:0]
+        if not include_pending:
+            mask = mask & ~self.pending
+        excluded = [self.position[c] for c in exclude_chunk_ids if c in self.position]
+        if excluded:
+            mask = mask.copy()
+            mask[excluded] = False
+        return mask
+
+
 def keyword_mask(
     chunks: Sequence[Chunk],
     principal: Principal,
@@ -85,19 +139,6 @@ def keyword_mask(
     exclude_chunk_ids: Collection[str] = (),
 ) -> NDArray[np.bool_]:
     """True where the principal may see the chunk; aligned with ``chunks``."""
-    excluded = frozenset(exclude_chunk_ids)
-    if not readable_levels(principal, levels):
-        return np.zeros(len(chunks), dtype=np.bool_)
-    # The rule depends only on (level, groups); a corpus has few distinct pairs, so ask
-    # ``visible`` once per pair rather than once per chunk.
-    verdicts: dict[tuple[str, tuple[str, ...]], bool] = {}
-    mask = np.zeros(len(chunks), dtype=np.bool_)
-    for i, chunk in enumerate(chunks):
-        key = (chunk.access_level, chunk.groups)
-        seen = verdicts.get(key)
-        if seen is None:
-            seen = verdicts[key] = visible(principal, chunk.access_level, chunk.groups, levels)
-        mask[i] = (
-            seen and (include_pending or chunk.status != PENDING) and chunk.chunk_id not in excluded
-        )
-    return mask
+    return AccessColumns.of(chunks).mask(
+        principal, levels, include_pending=include_pending, exclude_chunk_ids=exclude_chunk_ids
+    )

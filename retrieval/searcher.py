@@ -30,7 +30,7 @@ from retrieval.cut import cut, supersession_order
 from retrieval.errors import EmptyQuery
 from retrieval.fusion import rrf
 from retrieval.keyword import KeywordIndex
-from retrieval.permissions import chunk_allowed, keyword_mask, qdrant_filter
+from retrieval.permissions import chunk_allowed, qdrant_filter
 from retrieval.rerank import Reranker
 
 log = logging.getLogger(__name__)
@@ -107,6 +107,13 @@ class Searcher:
         with self.sessions() as session:
             return index_version(session)
 
+    def warm(self) -> int:
+        """Load the keyword index for the current version now (app or worker start), so the
+        first question does not pay for it. Returns that version."""
+        version = self.current_version()
+        self.keyword.refresh(version)
+        return version
+
     def search(
         self,
         query: str,
@@ -126,7 +133,7 @@ class Searcher:
             )
         k = self.top_k if top_k is None else top_k
         if k <= 0:
-            raise ValueError(f"top_k must be greater than 0, got {k}")
+            raise InvalidInput(f"top_k must be greater than 0, got {k}")
         bar = self.threshold if threshold is None else threshold
         pending = self.include_pending if include_pending is None else include_pending
         excluded = frozenset(exclude_chunk_ids)
@@ -162,12 +169,8 @@ class Searcher:
         with clock.stage("keyword_refresh"):
             snapshot = self.keyword.refresh(version)
         with clock.stage("bm25"):
-            mask = keyword_mask(
-                snapshot.chunks,
-                principal,
-                self.levels,
-                include_pending=include_pending,
-                exclude_chunk_ids=excluded,
+            mask = snapshot.access.mask(
+                principal, self.levels, include_pending=include_pending, exclude_chunk_ids=excluded
             )
             bm25_hits = snapshot.search(text, mask, self.leg_top_n)
         with clock.stage("embed"):
@@ -176,7 +179,7 @@ class Searcher:
             acl = qdrant_filter(
                 principal, self.levels, include_pending=include_pending, exclude_chunk_ids=excluded
             )
-            vector_hits = self.index.search(query_vector, None, self.leg_top_n)
+            vector_hits = self.index.search(query_vector, acl, self.leg_top_n)
 
         with clock.stage("fuse"):
             allowed = _Allowed(principal, self.levels, include_pending, excluded)

@@ -236,7 +236,11 @@ def test_trace_is_persisted_and_readable(database_url: str) -> None:
         assert record.index_version == 42
         assert record.max_access_level == "public"
         payload = record.payload
-        assert payload["principal"] == {"user_id": "ana", "clearance": "employee", "groups": ["eng"]}
+        assert payload["principal"] == {
+            "user_id": "ana",
+            "clearance": "employee",
+            "groups": ["eng"],
+        }
         assert payload["question"] == "How much can a support team lead approve for a refund?"
         assert payload["system_prompt"].startswith("You answer employees' questions")
         assert '<doc id="refunds.md#2"' in payload["user_prompt"]

@@ -1,4 +1,5 @@
 from datetime import date
+from typing import Any
 
 from docent.contracts import Ambiguous, Answered, Citation, Declined, InsufficientEvidence
 from generate.checks import UNVERIFIED, gate, verify
@@ -25,12 +26,12 @@ HITS = [
 PROMPT = render("How much can a team lead approve, and how fast is it paid?", HITS, 2000)
 
 
-def check(answer: str) -> tuple[object, list[dict]]:
+def check(answer: str) -> tuple[object, list[dict[str, Any]]]:
     outcome, results = verify(parse_text_outcome(answer, PROMPT.kept), PROMPT)
     return outcome, [r.to_dict() for r in results]
 
 
-def failed(results: list[dict]) -> list[str]:
+def failed(results: list[dict[str, Any]]) -> list[str]:
     return [r["check"] for r in results if not r["passed"]]
 
 
@@ -70,7 +71,8 @@ def test_a_paraphrase_with_the_right_figures_passes() -> None:
 
 def test_an_unsupported_figure_drops_its_sentence_when_others_stand() -> None:
     outcome, results = check(
-        "Team leads approve up to €1,000 [refunds.md#2]. Refunds are paid within 3 days [refunds.md#3]."
+        "Team leads approve up to €1,000 [refunds.md#2]. "
+        "Refunds are paid within 3 days [refunds.md#3]."
     )
     assert isinstance(outcome, Answered)
     assert outcome.answer == "Team leads approve up to €1,000 [refunds.md#2]."
@@ -112,7 +114,11 @@ def test_curly_quotes_and_spacing_do_not_count_as_changes() -> None:
 def test_an_invented_citation_quote_is_replaced_by_a_true_one() -> None:
     draft = Answered(
         "Leads approve up to €1,000 [refunds.md#2].",
-        (Citation("refunds.md#2", "refunds.md", (), None, "current", "Leads may approve anything."),),
+        (
+            Citation(
+                "refunds.md#2", "refunds.md", (), None, "current", "Leads may approve anything."
+            ),
+        ),
     )
     outcome, results = verify(draft, PROMPT)
     assert isinstance(outcome, Answered)

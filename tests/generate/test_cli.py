@@ -69,7 +69,9 @@ def test_ask_json_answers_with_the_current_figure_and_a_citation(docent: Docent)
     assert "€1,000" in body["answer"] and "€500" not in body["answer"]
     citation = body["citations"][0]
     assert citation["source"] == "refunds.md" and citation["status"] == "current"
-    assert citation["quote"] in next(r["text"] for r in body["retrieved"] if r["id"] == citation["id"])
+    assert citation["quote"] in next(
+        r["text"] for r in body["retrieved"] if r["id"] == citation["id"]
+    )
     assert {"id", "source", "heading_path", "rank", "score", "text"} == set(body["retrieved"][0])
 
 
@@ -90,13 +92,20 @@ def test_ask_outside_the_documents_says_so_and_who_to_ask(docent: Docent) -> Non
 
 def test_a_public_asker_gets_nothing_from_employee_documents(docent: Docent) -> None:
     code, out, _ = docent(
-        "ask", "How many days of paid annual leave do full-time employees get?", "--access", "public", "--json"
+        "ask",
+        "How many days of paid annual leave do full-time employees get?",
+        "--access",
+        "public",
+        "--json",
     )
     assert code == 0
     body = json.loads(out)
     assert "25 days" not in out
     assert all(not r["source"].startswith(("handbook", "expenses")) for r in body["retrieved"])
-    assert body["handoff"] is None or body["handoff"]["source"] not in {"handbook.md", "expenses.md"}
+    assert body["handoff"] is None or body["handoff"]["source"] not in {
+        "handbook.md",
+        "expenses.md",
+    }
 
 
 def test_an_unknown_access_level_is_refused(docent: Docent) -> None:

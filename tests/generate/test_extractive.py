@@ -1,4 +1,5 @@
 from datetime import date
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ PER_DIEM = (
 )
 
 
-def ask(question: str, hits: list[Hit], **options: float) -> object:
+def ask(question: str, hits: list[Hit], **options: Any) -> object:
     prompt = render(question, hits, 2000)
     generation = ExtractiveGenerator(**options).generate(prompt, prompt.kept)
     outcome, _ = verify(generation.outcome, prompt)  # what the user would see
@@ -33,7 +34,9 @@ def leave_hits() -> list[Hit]:
             rank=1,
             score=0.71,
             heading_path=("Employee Handbook", "Annual leave", "Entitlement"),
-            best_sentence="Full-time employees receive 25 days of paid annual leave per calendar year.",
+            best_sentence=(
+                "Full-time employees receive 25 days of paid annual leave per calendar year."
+            ),
         ),
         make_hit(
             "handbook.md#5",
@@ -90,7 +93,9 @@ def test_a_weakly_related_hit_is_not_an_answer() -> None:
             best_sentence="You have 10 days of fully paid sick leave per calendar year.",
         )
     ]
-    assert isinstance(ask("How many days of paid volunteering leave per year?", hits), InsufficientEvidence)
+    assert isinstance(
+        ask("How many days of paid volunteering leave per year?", hits), InsufficientEvidence
+    )
 
 
 def superseded_pair(current_rank: int) -> list[Hit]:
@@ -119,7 +124,9 @@ def superseded_pair(current_rank: int) -> list[Hit]:
 
 @pytest.mark.parametrize("current_rank", [1, 2])
 def test_picks_the_current_figure_over_the_superseded_one(current_rank: int) -> None:
-    outcome = ask("How much can a support team lead approve for refunds?", superseded_pair(current_rank))
+    outcome = ask(
+        "How much can a support team lead approve for refunds?", superseded_pair(current_rank)
+    )
     assert isinstance(outcome, Answered)
     assert "€1,000" in outcome.answer and "€500" not in outcome.answer
     assert [c.id for c in outcome.citations] == ["refunds.md#2"]
@@ -146,7 +153,7 @@ def test_a_superseded_block_whose_successor_is_present_is_never_quoted() -> None
     assert new.chunk.source == "refunds.md"
 
 
-def table_hit(**fields: object) -> Hit:
+def table_hit(**fields: Any) -> Hit:
     return make_hit(
         "expenses.md#4",
         PER_DIEM,

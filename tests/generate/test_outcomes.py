@@ -2,6 +2,7 @@ import json
 
 from docent.contracts import Ambiguous, Answered, Declined, InsufficientEvidence
 from generate.outcomes import (
+    BROKEN_JSON,
     OUTCOME_SCHEMA,
     UNCITED,
     parse_json_outcome,
@@ -21,7 +22,7 @@ HITS = [
 
 
 def reply(**fields: object) -> str:
-    body = {k: None for k in OUTCOME_SCHEMA["required"]}
+    body = dict.fromkeys(OUTCOME_SCHEMA["required"])
     body.update(fields)
     return json.dumps(body)
 
@@ -63,7 +64,11 @@ def test_json_insufficient_ambiguous_and_declined() -> None:
         reply(kind="insufficient_evidence", missing="the overtime rate"), HITS
     ) == InsufficientEvidence("the overtime rate")
     assert parse_json_outcome(
-        reply(kind="ambiguous", readings=["Tier 1", "Tier 2", "Tier 3", "x"], clarifying_question="Which tier?"),
+        reply(
+            kind="ambiguous",
+            readings=["Tier 1", "Tier 2", "Tier 3", "x"],
+            clarifying_question="Which tier?",
+        ),
         HITS,
     ) == Ambiguous(("Tier 1", "Tier 2", "Tier 3"), "Which tier?")
     assert parse_json_outcome(reply(kind="declined", reason_code="out_of_scope"), HITS) == Declined(
@@ -114,6 +119,13 @@ def test_plain_text_answer_cites_with_markers() -> None:
 def test_plain_text_without_citations_or_empty_is_declined() -> None:
     assert parse_text_outcome("You get 25 days.", HITS) == Declined("requires_human", UNCITED)
     assert parse_text_outcome("  ", HITS) == Declined("requires_human", "empty model output")
+
+
+def test_json_cut_off_mid_reply_is_not_read_as_prose() -> None:
+    truncated = '{ "kind": "answered","answer": "25 days","citations":[{"id":"handbook.md#3","quo'
+    outcome, how = parse_output(truncated, HITS)
+    assert how == "broken_json"
+    assert outcome == Declined("requires_human", BROKEN_JSON)
 
 
 def test_parse_output_falls_back_to_text() -> None:

@@ -1,6 +1,7 @@
 from datetime import date
 from pathlib import Path
 
+from docent.contracts import Hit
 from render.blocks import render_block
 from render.prompt import NO_BLOCKS, render, system_message
 from render.tokens import count_tokens
@@ -10,7 +11,7 @@ from tests.render.snapshot import assert_snapshot
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 
 
-def sample_hits() -> list:
+def sample_hits() -> list[Hit]:
     return [
         make_hit(
             "refunds.md#2",

@@ -22,7 +22,7 @@ CHUNK_LEVELS = (*DEFAULT_LEVELS, "secret")  # "secret" is not a configured level
 CHUNK_GROUPS = ((), ("hr",), ("legal",), ("hr", "legal"))
 STATUSES = ("current", "pending", "superseded")
 CLEARANCES = (*DEFAULT_LEVELS, "god-mode")
-ASKER_GROUPS = (
+ASKER_GROUPS: tuple[frozenset[str], ...] = (
     frozenset(),
     frozenset({"hr"}),
     frozenset({"legal"}),
@@ -117,7 +117,9 @@ def test_the_exhaustive_grid_is_not_trivial() -> None:
 
 def test_excluded_chunks_are_left_out_of_both_shapes(index: QdrantIndex) -> None:
     principal = Principal("u", "restricted", frozenset({"hr", "legal"}))
-    excluded = frozenset({"employee-open-current.md#0", "public-hr-superseded.md#0"})
+    excluded = frozenset(
+        {"employee-open-current.md#0", "public-hr-superseded.md#0", "not-indexed.md#9"}
+    )
     want = expected_ids(principal, True, excluded)
     acl = qdrant_filter(principal, DEFAULT_LEVELS, include_pending=True, exclude_chunk_ids=excluded)
     assert filtered_ids(index, acl) == want

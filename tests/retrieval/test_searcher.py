@@ -198,7 +198,7 @@ def test_per_call_overrides(searcher: Searcher) -> None:
     assert searcher.search(query, EMPLOYEE, threshold=1.01).hits == ()
     excluded = searcher.search(query, EMPLOYEE, exclude_chunk_ids={"leave.md#0"})
     assert "leave.md#0" not in everywhere(excluded)
-    with pytest.raises(ValueError, match="top_k"):
+    with pytest.raises(InvalidInput, match="top_k"):
         searcher.search(query, EMPLOYEE, top_k=0)
 
 
@@ -265,6 +265,8 @@ def test_a_new_ingest_is_seen_by_a_long_lived_searcher(
         write_chunks(services.index, bundled_embedder, CORPUS[:8])
         bump(services)
         searcher = services.searcher
+        assert searcher.keyword.version is None
+        assert searcher.warm() == 1 and searcher.keyword.version == 1
         query = "Who issues staff parking permits?"
         before = searcher.search(query, EMPLOYEE)
         assert "parking.md#0" not in everywhere(before)
