@@ -3,6 +3,10 @@ with that manifest) into a fresh data dir, then run the cases, the threshold swe
 retrieval-stage eval over it, writing everything under ``evals/reports/``.
 
     python -m evals.baseline [--out evals/reports] [--thresholds 0.2:0.7:0.05]
+                             [--corpus DIR --cases CASES.jsonl]
+
+Any corpus with a ``MANIFEST.csv`` (paths relative to it) and any case file in the eval
+format work the same way.
 
 Only manifest-listed files are ingested: the corpus folder also holds a README that
 describes the documents (confidential figures included) and is not itself a policy.
@@ -19,8 +23,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = Path("examples/policies")
-CASES = Path("evals/cases/sample.jsonl")
+CORPUS = ROOT / "examples" / "policies"
+CASES = ROOT / "evals" / "cases" / "sample.jsonl"
 
 
 def manifest_files(corpus: Path) -> list[Path]:
@@ -30,11 +34,14 @@ def manifest_files(corpus: Path) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path("evals/reports"))
+    parser.add_argument("--out", type=Path, default=ROOT / "evals" / "reports")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="folder with MANIFEST.csv")
+    parser.add_argument("--cases", type=Path, default=CASES)
     parser.add_argument("--thresholds", default="0.2:0.7:0.05")
     parser.add_argument("--max-false-abstention", type=float, default=0.2)
     parser.add_argument("--data-dir", type=Path, default=None, help="default: a temp dir")
     args = parser.parse_args(argv)
+    corpus, cases_file, out = args.corpus.resolve(), args.cases.resolve(), args.out.resolve()
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.chdir(ROOT)  # paths in the reports are relative to the repository
@@ -72,34 +79,34 @@ def main(argv: list[str] | None = None) -> int:
         try:
             started = time.perf_counter()
             job = services.ingestor.submit(
-                manifest_files(CORPUS), root=CORPUS, manifest=CORPUS / "MANIFEST.csv"
+                manifest_files(corpus), root=corpus, manifest=corpus / "MANIFEST.csv"
             )
             services.ingestor.run(job)
             took = time.perf_counter() - started
             say(f"ingested {services.index.count()} chunks in {took:.0f} s")
 
             chunks = chunk_refs(services)
-            cases = with_unretrieved(load_cases(CASES, settings.access_levels), chunks)
+            cases = with_unretrieved(load_cases(cases_file, settings.access_levels), chunks)
             rows = run_cases(services, cases)
-            meta = run_meta(services, CASES, run_config(settings, None), rows)
-            args.out.mkdir(parents=True, exist_ok=True)
-            write_results(args.out / "baseline.jsonl", rows, meta)
+            meta = run_meta(services, _relative(cases_file), run_config(settings, None), rows)
+            out.mkdir(parents=True, exist_ok=True)
+            write_results(out / "baseline.jsonl", rows, meta)
             report = build_report(rows, {c.qid: c for c in cases}, meta, "Docent baseline")
-            (args.out / "baseline.md").write_text(report, encoding="utf-8")
+            (out / "baseline.md").write_text(report, encoding="utf-8")
             say("wrote baseline report")
 
             graded = sweep_cases(services, cases, parse_thresholds(args.thresholds))
             points = rows_by_threshold(graded)
             chosen = choose_threshold(points, args.max_false_abstention)
-            plot_operating_points(points, args.out / "sweep.png", chosen.threshold)
+            plot_operating_points(points, out / "sweep.png", chosen.threshold)
             sweep_text = (
                 f"# Threshold sweep\n\n{len(cases)} cases, index_version "
                 f"{meta['index_version']}, backend {settings.generator}, top_k {settings.top_k}; "
                 f"chosen by the lowest wrong-and-confident rate with false abstention at most "
                 f"{args.max_false_abstention:.0%}.\n\n"
-                f"{sweep_table(points, chosen.threshold)}\n\nchosen: {chosen.threshold:.2f}\n"
+                f"{sweep_table(points, chosen.threshold)}\n\nchosen: {chosen.threshold:g}\n"
             )
-            (args.out / "sweep.md").write_text(sweep_text, encoding="utf-8")
+            (out / "sweep.md").write_text(sweep_text, encoding="utf-8")
             say("wrote sweep")
 
             rankings = retrieval_rankings(services, cases)
@@ -108,13 +115,22 @@ def main(argv: list[str] | None = None) -> int:
                 f"index_version {meta['index_version']}, nothing withheld, no threshold.\n\n"
                 f"{retrieval_stage_table(rankings)}\n"
             )
-            (args.out / "retrieval.md").write_text(stage_text, encoding="utf-8")
+            (out / "retrieval.md").write_text(stage_text, encoding="utf-8")
         finally:
             services.close()
     print(report)
     print(sweep_text)
     print(stage_text)
     return 0
+
+
+def _relative(path: Path) -> Path:
+    """Repository-relative when inside the repository, so committed reports do not name a
+    developer's home folder."""
+    try:
+        return path.relative_to(ROOT)
+    except ValueError:
+        return path
 
 
 if __name__ == "__main__":

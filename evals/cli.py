@@ -197,7 +197,7 @@ def register(app: typer.Typer) -> None:
                 "",
                 sweep_table(points, chosen.threshold),
                 "",
-                f"chosen: {chosen.threshold:.2f} — the lowest wrong-and-confident rate "
+                f"chosen: {chosen.threshold:g} — the lowest wrong-and-confident rate "
                 f"({chosen.wrong}) with false abstention at most {max_false_abstention:.0%} "
                 f"({chosen.false_abstention})",
             ]

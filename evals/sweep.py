@@ -82,7 +82,7 @@ def sweep_table(points: Sequence[OperatingPoint], chosen: float | None = None) -
     for p in points:
         mark = " ◀ chosen" if chosen is not None and math.isclose(p.threshold, chosen) else ""
         lines.append(
-            f"| {p.threshold:.2f}{mark} | {p.false_abstention} | {p.wrong} | "
+            f"| {p.threshold:.3f}{mark} | {p.false_abstention} | {p.wrong} | "
             f"{p.answered_must_abstain} | {p.correct} |"
         )
     return "\n".join(lines)
@@ -103,7 +103,7 @@ def plot_operating_points(
     left.plot(fa, wrong, marker="o")
     for p in points:
         left.annotate(
-            f"{p.threshold:.2f}",
+            f"{p.threshold:g}",
             (p.false_abstention.value, p.wrong.value),
             textcoords="offset points",
             xytext=(4, 4),
@@ -116,7 +116,7 @@ def plot_operating_points(
     right.plot(thresholds, wrong, marker="s", label="wrong-and-confident")
     right.plot(thresholds, [p.correct.value for p in points], marker="^", label="correct")
     if chosen is not None:
-        right.axvline(chosen, color="grey", linestyle="--", label=f"chosen {chosen:.2f}")
+        right.axvline(chosen, color="grey", linestyle="--", label=f"chosen {chosen:g}")
         for p in points:
             if math.isclose(p.threshold, chosen):
                 left.scatter([p.false_abstention.value], [p.wrong.value], s=120, color="red")

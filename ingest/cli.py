@@ -82,11 +82,19 @@ def _run_with_progress(ingestor: Ingestor, job_id: str, show: bool) -> None:
             )
             return
         ingestor.run(job_id)
+        started, hinted = time.monotonic(), False
         while True:  # workers write progress to the DB; watch it there
             status = ingestor.job_status(job_id)
             bar.update(task, completed=status["files_done"], description=status["state"])
             if status["state"] in ("succeeded", "failed", "cancelled"):
                 return
+            if status["state"] == "queued" and not hinted and time.monotonic() - started > 30:
+                typer.echo(
+                    f"waiting for a worker to take job {job_id}: is `docent worker` "
+                    "running with the same DOCENT_BROKER_URL?",
+                    err=True,
+                )
+                hinted = True
             time.sleep(POLL_S)
 
 

@@ -303,7 +303,7 @@ def test_docx_and_pdf_gold_substrings_survive_into_the_built_files() -> None:
 
 
 def test_manifest_lists_exactly_the_corpus_files() -> None:
-    on_disk = {p.name for p in POLICIES.iterdir() if p.name not in {"MANIFEST.csv", "README.md"}}
+    on_disk = {p.name for p in POLICIES.iterdir() if p.name != "MANIFEST.csv"}
     assert set(manifest()) == on_disk
     for source, row in manifest().items():
         assert row["access_level"] in DEFAULT_LEVELS, source
@@ -314,7 +314,7 @@ def test_manifest_lists_exactly_the_corpus_files() -> None:
 
 def test_readme_table_agrees_with_the_manifest() -> None:
     rows = {}
-    for line in (POLICIES / "README.md").read_text(encoding="utf-8").splitlines():
+    for line in (POLICIES.parent / "POLICIES.md").read_text(encoding="utf-8").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if line.startswith("| ") and cells[0] in manifest():
             rows[cells[0]] = cells
@@ -377,7 +377,7 @@ def test_built_files_carry_title_metadata_and_real_structure() -> None:
 
 
 def test_readme_leak_canaries_exist_only_in_confidential_documents() -> None:
-    readme = (POLICIES / "README.md").read_text(encoding="utf-8")
+    readme = (POLICIES.parent / "POLICIES.md").read_text(encoding="utf-8")
     paragraph = readme.split("**Leak canaries.**", 1)[1].split("\n- ", 1)[0]
     canaries = re.findall(r"`([^`]+)`", paragraph)
     canaries = [c for c in canaries if not c.endswith(".py")]

@@ -185,7 +185,7 @@ def test_diff_shows_transitions_and_refuses_other_index_versions(
 def _sweep_rows(output: str) -> dict[float, list[tuple[int, int]]]:
     rows = {}
     for line in output.splitlines():
-        m = re.match(r"\| (\d\.\d\d)[^|]* \|(.*)", line)
+        m = re.match(r"\| (\d\.\d+)[^|]* \|(.*)", line)
         if m:
             rows[float(m.group(1))] = [
                 (int(k), int(n)) for k, n in re.findall(r"(\d+)/(\d+)", m.group(2))

@@ -62,7 +62,7 @@ def test_ties_go_to_the_middle_of_the_plateau() -> None:
 def test_table_marks_the_choice_and_the_plot_is_a_png(tmp_path: Path) -> None:
     points = [point(0.2, 0, 6), point(0.3, 1, 3)]
     table = sweep_table(points, 0.3)
-    assert "| 0.30 ◀ chosen | 1/10 10%" in table
+    assert "| 0.300 ◀ chosen | 1/10 10%" in table
     out = tmp_path / "sweep.png"
     plot_operating_points(points, out, 0.3)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -29,7 +29,7 @@ CONFIDENTIAL_SOURCES = {
     "restructuring-plan.md",
     "litigation-hold.md",
 }
-# Strings that exist only in confidential documents (examples/policies/README.md).
+# Strings that exist only in confidential documents (examples/POLICIES.md).
 CANARIES = ("92,000", "SV-ENH-3", "1.6x", "Project Juniper", "38 roles", "LH-2026-014", "Brannock")
 
 
