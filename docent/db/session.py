@@ -17,11 +17,16 @@ from docent.errors import Unavailable
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
-def make_engine(url: str) -> Engine:
+def _ensure_sqlite_folder(url: str) -> None:
     if url.startswith("sqlite"):
         db_path = url.split("///", 1)[-1]
         if db_path and db_path != ":memory:":
             Path(db_path).parent.mkdir(parents=True, exist_ok=True)
+
+
+def make_engine(url: str) -> Engine:
+    _ensure_sqlite_folder(url)
+    if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
         @event.listens_for(engine, "connect")
@@ -45,6 +50,7 @@ def alembic_config(url: str) -> Config:
 
 def migrate(url: str) -> None:
     """Bring the database to the newest schema (idempotent)."""
+    _ensure_sqlite_folder(url)
     try:
         command.upgrade(alembic_config(url), "head")
     except SQLAlchemyError as exc:

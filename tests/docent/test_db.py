@@ -24,3 +24,18 @@ def test_migrations_match_models(database_url: str) -> None:
 def test_redact_hides_password() -> None:
     assert redact("postgresql://bob:hunter2@db/x") == "postgresql://bob:***@db/x"
     assert redact("sqlite:///x.db") == "sqlite:///x.db"
+
+
+def test_migrate_creates_a_missing_data_dir(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    url = f"sqlite:///{tmp_path / 'not' / 'yet' / 'there.sqlite3'}"
+    migrate(url)
+    assert (tmp_path / "not" / "yet" / "there.sqlite3").exists()
+
+
+def test_unreachable_database_is_a_clear_error() -> None:
+    import pytest
+
+    from docent.errors import Unavailable
+
+    with pytest.raises(Unavailable, match=r"postgresql\+psycopg://nobody:\*\*\*@127.0.0.1:1/x"):
+        migrate("postgresql+psycopg://nobody:pw@127.0.0.1:1/x")
