@@ -57,7 +57,7 @@ class Settings(BaseSettings):
     fused_top_m: int = 50
     rrf_k: int = 60
     top_k: int = 5
-    relevance_threshold: float = 0.35
+    relevance_threshold: float = 0.4  # chosen by `docent eval sweep`: evals/reports/sweep.md
     reranker_model: str | None = None  # a CrossEncoder path or name; None = offline reranker
     include_pending: bool = False
 

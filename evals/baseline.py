@@ -2,7 +2,7 @@
 with that manifest) into a fresh data dir, then run the cases, the threshold sweep and the
 retrieval-stage eval over it, writing everything under ``evals/reports/``.
 
-    python -m evals.baseline [--out evals/reports] [--thresholds 0.2:0.7:0.05]
+    python -m evals.baseline [--out evals/reports] [--thresholds 0.3:0.7:0.025]
                              [--corpus DIR --cases CASES.jsonl]
 
 Any corpus with a ``MANIFEST.csv`` (paths relative to it) and any case file in the eval
@@ -37,8 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "evals" / "reports")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="folder with MANIFEST.csv")
     parser.add_argument("--cases", type=Path, default=CASES)
-    parser.add_argument("--thresholds", default="0.2:0.7:0.05")
-    parser.add_argument("--max-false-abstention", type=float, default=0.2)
+    parser.add_argument("--thresholds", default="0.3:0.7:0.025")
+    parser.add_argument("--max-false-abstention", type=float, default=None)
     parser.add_argument("--data-dir", type=Path, default=None, help="default: a temp dir")
     args = parser.parse_args(argv)
     corpus, cases_file, out = args.corpus.resolve(), args.cases.resolve(), args.out.resolve()
@@ -102,8 +102,14 @@ def main(argv: list[str] | None = None) -> int:
             sweep_text = (
                 f"# Threshold sweep\n\n{len(cases)} cases, index_version "
                 f"{meta['index_version']}, backend {settings.generator}, top_k {settings.top_k}; "
-                f"chosen by the lowest wrong-and-confident rate with false abstention at most "
-                f"{args.max_false_abstention:.0%}.\n\n"
+                "chosen by the lowest wrong-and-confident rate among thresholds whose "
+                "false-abstention rate is "
+                + (
+                    "no higher than the sweep's lowest (the gate may add none)"
+                    if args.max_false_abstention is None
+                    else f"at most {args.max_false_abstention:.0%}"
+                )
+                + "; ties to the median tied threshold.\n\n"
                 f"{sweep_table(points, chosen.threshold)}\n\nchosen: {chosen.threshold:g}\n"
             )
             (out / "sweep.md").write_text(sweep_text, encoding="utf-8")

@@ -156,9 +156,12 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option("--plot", help="Write the operating-point plot (PNG).")
         ] = None,
         max_false_abstention: Annotated[
-            float,
-            typer.Option(help="Highest acceptable false-abstention rate when choosing."),
-        ] = 0.2,
+            float | None,
+            typer.Option(
+                help="Highest acceptable false-abstention rate when choosing "
+                "(default: the sweep's lowest — the gate may add none)."
+            ),
+        ] = None,
         out: Annotated[
             Path | None, typer.Option("--out", help="Also write the table (Markdown) here.")
         ] = None,
@@ -198,8 +201,8 @@ def register(app: typer.Typer) -> None:
                 sweep_table(points, chosen.threshold),
                 "",
                 f"chosen: {chosen.threshold:g} — the lowest wrong-and-confident rate "
-                f"({chosen.wrong}) with false abstention at most {max_false_abstention:.0%} "
-                f"({chosen.false_abstention})",
+                f"({chosen.wrong}) with false abstention {chosen.false_abstention} "
+                f"(limit: {_limit(max_false_abstention)})",
             ]
         )
         if plot is not None:
@@ -234,6 +237,12 @@ def register(app: typer.Typer) -> None:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text + "\n", encoding="utf-8")
         typer.echo(("\n" if not quiet else "") + text)
+
+
+def _limit(max_false_abstention: float | None) -> str:
+    if max_false_abstention is None:
+        return "the sweep's lowest; the gate may add none"
+    return f"{max_false_abstention:.0%}"
 
 
 def _guard(fn: Callable[[], T]) -> T:

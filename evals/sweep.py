@@ -57,14 +57,22 @@ def operating_point(threshold: float, graded: Sequence[tuple[str, str, Column]])
 
 
 def choose_threshold(
-    points: Sequence[OperatingPoint], max_false_abstention: float
+    points: Sequence[OperatingPoint], max_false_abstention: float | None = None
 ) -> OperatingPoint:
     """The lowest wrong-and-confident rate among thresholds whose false-abstention rate is
-    acceptable; ties go to the lower false abstention, then to the middle of the tied
-    run of thresholds (a plateau's edge is the least stable place to stand)."""
+    acceptable: at most ``max_false_abstention``, or by default no more than the lowest in
+    the sweep (the floor the generator sets by abstaining on its own — the gate may add
+    none). Ties go to the lower false abstention, then to the median of the tied
+    thresholds: at equal measured cost, the middle keeps a margin both below the weakest
+    question answered correctly and above the noise, where an edge keeps none."""
     if not points:
         raise ValueError("no operating points to choose from")
-    acceptable = [p for p in points if p.false_abstention.value <= max_false_abstention]
+    limit = (
+        min(p.false_abstention.value for p in points)
+        if max_false_abstention is None
+        else max_false_abstention
+    )
+    acceptable = [p for p in points if p.false_abstention.value <= limit + 1e-12]
     pool = acceptable or [min(points, key=lambda p: p.false_abstention.value)]
     best = min((p.wrong.value, p.false_abstention.value) for p in pool)
     tied = sorted(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from docent.db.models import Job, JobFile, utcnow
 from docent.db.state import index_version
-from docent.errors import Conflict, NotFound
+from docent.errors import Conflict, InvalidInput, NotFound
 from ingest.errors import IngestFileError, TooLarge, UnsupportedFile
 
 FILE_DONE = frozenset({"indexed", "unchanged", "failed", "cancelled"})
@@ -122,6 +122,35 @@ def plan_files(
         else:
             add(given, base)
     return sorted(planned.values(), key=lambda p: p.source)
+
+
+OVERRIDE_FIELDS = frozenset(
+    {"access_level", "owner", "effective_date", "superseded_by", "groups", "doc_type", "title"}
+)
+
+
+def check_overrides(
+    overrides: Mapping[str, str | None], levels: Sequence[str]
+) -> dict[str, str | None]:
+    """Explicit CLI/API metadata for a whole job, checked before anything is recorded (they
+    apply to every file, so a bad one fails the submit, not each file)."""
+    unknown = sorted(set(overrides) - OVERRIDE_FIELDS)
+    if unknown:
+        raise InvalidInput(
+            f"unknown metadata field(s) {', '.join(unknown)}; "
+            f"known: {', '.join(sorted(OVERRIDE_FIELDS))}"
+        )
+    clean: dict[str, str | None] = {k: v for k, v in overrides.items() if v not in (None, "")}
+    level = clean.get("access_level")
+    if level is not None and level not in levels:
+        raise InvalidInput(f"access level {level!r} is not one of {', '.join(levels)}")
+    effective = clean.get("effective_date")
+    if effective is not None:
+        try:
+            date.fromisoformat(effective)
+        except ValueError:
+            raise InvalidInput(f"effective date {effective!r} is not a date (YYYY-MM-DD)") from None
+    return clean
 
 
 # --- rows ---------------------------------------------------------------------------------

@@ -33,16 +33,13 @@ from ingest.metadata import (
     read_manifest,
     resolve_metadata,
 )
-from ingest.registry import Embedded, Registry, WriteResult, meta_from_row
+from ingest.registry import Embedded, Registry, WriteResult, document_summary, meta_from_row
 
 if TYPE_CHECKING:
     from docent.wiring import Services
 
 log = logging.getLogger(__name__)
 
-OVERRIDE_FIELDS = frozenset(
-    {"access_level", "owner", "effective_date", "superseded_by", "groups", "doc_type", "title"}
-)
 # A service that did not answer (Qdrant, or the DB before or after Services wrapped it):
 # worth another try later, unlike a file's own fault.
 TRANSIENT: tuple[type[Exception], ...] = (Unavailable, OperationalError, InterfaceError)
@@ -112,7 +109,7 @@ class Ingestor:
         """Record a job over ``paths`` (folders expanded recursively) and return its id.
         Files that cannot be ingested (unsupported type, missing, too large) are recorded
         as failed with their reason; the others wait for ``run``."""
-        clean = self._check_overrides(overrides or {})
+        clean = jobs.check_overrides(overrides or {}, self._settings.access_levels)
         if manifest is not None:
             self._manifest_rows(manifest)  # a malformed manifest fails the whole submit
         planned = jobs.plan_files(
@@ -369,49 +366,6 @@ class Ingestor:
     def _progress(self, task: jobs.FileTask, progress: float) -> None:
         with session_scope(self._sessions) as session:
             jobs.set_progress(session, task.job_file_id, progress)
-
-    def _check_overrides(self, overrides: Mapping[str, str | None]) -> dict[str, str | None]:
-        unknown = sorted(set(overrides) - OVERRIDE_FIELDS)
-        if unknown:
-            raise InvalidInput(
-                f"unknown metadata field(s) {', '.join(unknown)}; "
-                f"known: {', '.join(sorted(OVERRIDE_FIELDS))}"
-            )
-        clean: dict[str, str | None] = {k: v for k, v in overrides.items() if v not in (None, "")}
-        level = clean.get("access_level")
-        if level is not None and level not in self._settings.access_levels:
-            raise InvalidInput(
-                f"access level {level!r} is not one of {', '.join(self._settings.access_levels)}"
-            )
-        effective = clean.get("effective_date")
-        if effective is not None:
-            try:
-                date.fromisoformat(effective)
-            except ValueError:
-                raise InvalidInput(
-                    f"effective date {effective!r} is not a date (YYYY-MM-DD)"
-                ) from None
-        return clean
-
-
-def document_summary(row: Document) -> dict[str, Any]:
-    return {
-        "source": row.source,
-        "doc_id": row.doc_id,
-        "title": row.title,
-        "status": row.status,
-        "effective_date": row.effective_date.isoformat() if row.effective_date else None,
-        "superseded_by": row.superseded_by,
-        "supersedes": list(row.supersedes or ()),
-        "access_level": row.access_level,
-        "groups": list(row.groups or ()),
-        "owner": row.owner,
-        "doc_type": row.doc_type,
-        "chunk_count": row.chunk_count,
-        "version": row.version,
-        "content_hash": row.content_hash,
-        "updated_at": row.updated_at.isoformat() if row.updated_at else None,
-    }
 
 
 def _celery_dispatch(services: Services) -> Callable[[int], None]:

@@ -54,9 +54,16 @@ def test_choice_is_lowest_wrong_within_the_false_abstention_limit() -> None:
     assert choose_threshold([point(0.6, 5, 0), point(0.7, 6, 0)], 0.1).threshold == 0.6
 
 
-def test_ties_go_to_the_middle_of_the_plateau() -> None:
+def test_ties_go_to_the_median_tied_threshold() -> None:
     points = [point(0.2, 1, 3), point(0.3, 1, 3), point(0.4, 1, 3), point(0.5, 4, 1)]
     assert choose_threshold(points, 0.2).threshold == 0.3
+    assert choose_threshold(points[:2], 0.2).threshold == 0.2
+
+
+def test_by_default_the_gate_may_add_no_false_abstention_over_the_floor() -> None:
+    # The floor is 1/10; 0.5 would cut wrong answers but adds false abstentions.
+    points = [point(0.2, 1, 4), point(0.3, 1, 3), point(0.4, 1, 4), point(0.5, 2, 1)]
+    assert choose_threshold(points).threshold == 0.3
 
 
 def test_table_marks_the_choice_and_the_plot_is_a_png(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from docent.db.models import Job, JobFile
 from docent.db.session import make_engine, migrate, session_factory, session_scope
-from docent.errors import Conflict, NotFound
+from docent.errors import Conflict, InvalidInput, NotFound
 from ingest import jobs
 
 ALLOWED = (".md", ".pdf", ".docx", ".html", ".txt")
@@ -192,3 +192,14 @@ def test_a_file_left_running_by_a_dead_worker_is_taken_again(sessions, tmp_path:
 def test_unknown_job_is_not_found(sessions) -> None:  # type: ignore[no-untyped-def]
     with session_scope(sessions) as session, pytest.raises(NotFound):
         jobs.status_of(session, "nope")
+
+
+def test_overrides_are_checked_before_anything_is_recorded() -> None:
+    levels = ("public", "employee", "confidential")
+    assert jobs.check_overrides({"owner": "Ops", "access_level": None}, levels) == {"owner": "Ops"}
+    with pytest.raises(InvalidInput, match="unknown metadata field"):
+        jobs.check_overrides({"clearance": "x"}, levels)
+    with pytest.raises(InvalidInput, match="'secret' is not one of public, employee"):
+        jobs.check_overrides({"access_level": "secret"}, levels)
+    with pytest.raises(InvalidInput, match="'2024-13-01' is not a date"):
+        jobs.check_overrides({"effective_date": "2024-13-01"}, levels)
