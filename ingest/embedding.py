@@ -41,6 +41,10 @@ class SentenceTransformerEmbedder:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        # Its "Loading weights" bar would land on the CLI's stderr at every start.
+        transformers_logging.disable_progress_bar()
 
         path = resolve_model_path(model)
         if model != BUNDLED and not Path(path).exists():

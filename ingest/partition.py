@@ -149,11 +149,27 @@ def _markup_depth(el: Any) -> int | None:
     return int(depth) if depth is not None else None
 
 
+def blank_line_before_tables(body: str) -> str:
+    """Markdown only starts a table after a blank line; authors often write "For example:"
+    straight above one, and the table would be read as part of that paragraph."""
+    out: list[str] = []
+    fenced = False
+    for line in body.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        starts_table = not fenced and line.lstrip().startswith("|")
+        previous = out[-1].strip() if out else ""
+        if starts_table and previous and not previous.startswith("|"):
+            out.append("")
+        out.append(line)
+    return "\n".join(out)
+
+
 def _partition_markdown(path: Path, source: str) -> tuple[list[Element], dict[str, str]]:
     from unstructured.partition.md import partition_md
 
     front, body = split_front_matter(_read_text(path, source), source)
-    body = strip_template_tags(body, markdown=True)
+    body = blank_line_before_tables(strip_template_tags(body, markdown=True))
     if not body.strip():
         # A redirect stub (front matter naming where the page went, no body) is a real page
         # of a published handbook: what it says is where the content lives now.

@@ -110,6 +110,8 @@ class Ingestor:
         Files that cannot be ingested (unsupported type, missing, too large) are recorded
         as failed with their reason; the others wait for ``run``."""
         clean = jobs.check_overrides(overrides or {}, self._settings.access_levels)
+        if manifest is None:
+            manifest = _folder_manifest(paths)
         if manifest is not None:
             self._manifest_rows(manifest)  # a malformed manifest fails the whole submit
         planned = jobs.plan_files(
@@ -377,3 +379,14 @@ def _celery_dispatch(services: Services) -> Callable[[int], None]:
         app.tasks["docent.ingest_file"].delay(job_file_id)
 
     return dispatch
+
+
+MANIFEST_NAME = "MANIFEST.csv"
+
+
+def _folder_manifest(paths: Sequence[Path]) -> Path | None:
+    """A single folder that carries its own MANIFEST.csv is read with it: forgetting
+    ``--manifest`` must not index confidential documents at the default level."""
+    if len(paths) == 1 and paths[0].is_dir() and (paths[0] / MANIFEST_NAME).is_file():
+        return paths[0] / MANIFEST_NAME
+    return None

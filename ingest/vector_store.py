@@ -10,6 +10,7 @@ Vendor errors are wrapped at this edge as ``IndexUnavailable``.
 from __future__ import annotations
 
 import uuid
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -85,13 +86,11 @@ class QdrantIndex:
                     },
                     metadata={"embedding_model": self.model_name, "dimension": self.dimension},
                 )
-                for key, schema in (
-                    ("source", qm.PayloadSchemaType.KEYWORD),
-                    ("access_level", qm.PayloadSchemaType.KEYWORD),
-                    ("groups", qm.PayloadSchemaType.KEYWORD),
-                    ("status", qm.PayloadSchemaType.KEYWORD),
-                ):
-                    self.client.create_payload_index(self.collection, key, schema)
+                # Local mode accepts payload indexes but ignores them (and warns each time);
+                # a server uses them. The warning says nothing a user can act on.
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    self._payload_indexes()
                 return
             info = self.client.get_collection(self.collection)
         except Exception as exc:
@@ -104,6 +103,15 @@ class QdrantIndex:
                 f"the configured embedder is {self.model_name!r} ({self.dimension}-d). "
                 "Use the same model, or set DOCENT_COLLECTION to a new collection and reindex."
             )
+
+    def _payload_indexes(self) -> None:
+        for key, schema in (
+            ("source", qm.PayloadSchemaType.KEYWORD),
+            ("access_level", qm.PayloadSchemaType.KEYWORD),
+            ("groups", qm.PayloadSchemaType.KEYWORD),
+            ("status", qm.PayloadSchemaType.KEYWORD),
+        ):
+            self.client.create_payload_index(self.collection, key, schema)
 
     # --- writes --------------------------------------------------------------------------
     def upsert(

@@ -211,3 +211,18 @@ def test_sample_documents_get_their_derived_status_and_access(
     for chunk in services.index.chunks_of("travel-2027.md"):
         assert chunk.status == "pending"
     assert services.index.count() == sum(d["chunk_count"] for d in docs.values())
+
+
+def test_a_folder_with_its_own_manifest_is_read_with_it_without_the_flag(
+    services: Services, tmp_path: Path
+) -> None:
+    """Forgetting --manifest must not index a confidential document at the default level."""
+    corpus = copy_sample(tmp_path / "c", ["salary-bands.docx", "pricing.md"])
+    status = ingest(services, [corpus])
+
+    assert status["errors"] == [] and status["state"] == "succeeded"
+    docs = {d["source"]: d for d in services.ingestor.documents()}
+    assert docs["salary-bands.docx"]["access_level"] == "confidential"
+    assert {c.access_level for c in services.index.chunks_of("salary-bands.docx")} == {
+        "confidential"
+    }
