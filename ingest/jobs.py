@@ -125,7 +125,16 @@ def plan_files(
 
 
 OVERRIDE_FIELDS = frozenset(
-    {"access_level", "owner", "effective_date", "superseded_by", "groups", "doc_type", "title"}
+    {
+        "access_level",
+        "owner",
+        "effective_date",
+        "superseded_by",
+        "supersedes",
+        "groups",
+        "doc_type",
+        "title",
+    }
 )
 
 

@@ -22,9 +22,11 @@ from api.uploads import (
     save_upload,
 )
 from api.users import CurrentUser
-from api.visibility import can_read, can_read_chunk
+from api.visibility import can_read, can_read_chunk, documents_by_source
 from docent.db.models import Document
+from docent.db.session import session_scope
 from docent.errors import InvalidInput, NotFound
+from docent.wiring import Services
 
 router = APIRouter(tags=["documents"])
 
@@ -71,6 +73,46 @@ def visible_document(
     return doc
 
 
+def refuse_hidden_names(
+    services: Services, user: CurrentUser, results: list[Accepted | Rejected]
+) -> list[Accepted | Rejected]:
+    """An upload's source is its file name, and ingesting a known source replaces that
+    document: refuse a name that belongs to a document the uploader may not read (red-team
+    finding: an employee editor could overwrite, and lower the level of, a confidential one)."""
+    names = [r.filename for r in results if isinstance(r, Accepted)]
+    levels = services.settings.access_levels
+    with session_scope(services.sessions) as db:
+        docs = documents_by_source(db, names)
+        hidden = {
+            source
+            for source, doc in docs.items()
+            if not can_read(user, doc.access_level, doc.groups or (), levels)
+        }
+    out: list[Accepted | Rejected] = []
+    for r in results:
+        if isinstance(r, Accepted) and r.filename in hidden:
+            r.path.unlink(missing_ok=True)
+            out.append(Rejected(r.filename, "this name is taken by a document you cannot replace"))
+        else:
+            out.append(r)
+    return out
+
+
+def refuse_unseen_predecessors(services: Services, user: CurrentUser, *names: str | None) -> None:
+    """``supersedes`` / ``superseded_by`` re-mark another document in place, so an upload may
+    only name one the uploader can read. A hidden and a missing name get the same answer."""
+    wanted = [n.strip() for n in names if n and n.strip()]
+    if not wanted:
+        return
+    levels = services.settings.access_levels
+    with session_scope(services.sessions) as db:
+        docs = documents_by_source(db, wanted)
+        for name in wanted:
+            doc = docs.get(name)
+            if doc is None or not can_read(user, doc.access_level, doc.groups or (), levels):
+                raise InvalidInput(f"no document named {name!r} to supersede")
+
+
 @router.get("/api/documents", summary="Documents with version, status and access level")
 def documents(
     user: EditorDep, db: DbDep, settings: SettingsDep, retired: bool = False
@@ -102,12 +144,14 @@ def upload(
         effective_date=effective_date,
         groups=groups,
     )
+    refuse_unseen_predecessors(services, user, supersedes, superseded_by)
     ingestor = ingestor_of(services)
     folder = new_upload_dir(settings)
     taken: set[str] = set()
     results: list[Accepted | Rejected] = [
         save_upload(f.file, f.filename, folder, settings, taken) for f in files
     ]
+    results = refuse_hidden_names(services, user, results)
     accepted = [r for r in results if isinstance(r, Accepted)]
     rejected = [r for r in results if isinstance(r, Rejected)]
     rejected_view = [{"filename": r.filename, "error": r.error} for r in rejected]

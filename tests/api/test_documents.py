@@ -160,8 +160,6 @@ def test_document_text_is_escaped_in_pages(env: ApiEnv) -> None:
 
 
 def test_an_upload_that_supersedes_an_older_document(env: ApiEnv) -> None:
-    from ingest.pipeline import OVERRIDE_FIELDS
-
     old = upload(env, "eddie", [("coffee-2020.md", b"# Coffee\n\n## Beans\n\nBeans are free.\n")])
     env.wait_job(old.json()["job_id"])
     new = upload(
@@ -170,11 +168,19 @@ def test_an_upload_that_supersedes_an_older_document(env: ApiEnv) -> None:
         [("coffee.md", b"# Coffee\n\n## Beans\n\nBeans cost 1 euro a bag.\n")],
         supersedes="coffee-2020.md",
     )
-    if "supersedes" not in OVERRIDE_FIELDS:
-        # The ingest stage does not take `supersedes` as an explicit field yet: a clear 400.
-        assert new.status_code == 400 and "supersedes" in new.json()["error"]["message"]
-        return
     assert env.wait_job(new.json()["job_id"])["state"] == "succeeded"
     docs = docs_of(env, "eddie")
     assert docs["coffee-2020.md"]["status"] == "superseded"
     assert docs["coffee.md"]["supersedes"] == ["coffee-2020.md"]
+
+
+def test_an_upload_may_supersede_only_a_document_the_uploader_can_see(env: ApiEnv) -> None:
+    """Superseding re-marks another document in place: a hidden one answers like a missing one."""
+    body = [("x-2030.md", b"# X\n\n## Y\n\nZ is 3.\n")]
+    hidden = upload(env, "eddie", body, supersedes="severance.md")
+    missing = upload(env, "eddie", body, supersedes="no-such-file.md")
+    assert hidden.status_code == missing.status_code == 400
+    assert hidden.json()["error"]["message"].replace("severance.md", "?") == missing.json()[
+        "error"
+    ]["message"].replace("no-such-file.md", "?")
+    assert docs_of(env, "carla")["severance.md"]["status"] == "current"
