@@ -44,7 +44,7 @@ class SentenceTransformerEmbedder:
         from transformers.utils import logging as transformers_logging
 
         # Its "Loading weights" bar would land on the CLI's stderr at every start.
-        transformers_logging.disable_progress_bar()
+        transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
         path = resolve_model_path(model)
         if model != BUNDLED and not Path(path).exists():
