@@ -84,7 +84,13 @@ def job_view(
         done = f.state in ("indexed", "unchanged", "failed", "cancelled")
         progress += 1.0 if done else float(f.progress or 0.0)
         level, groups = acl[f.id]
-        readable = level is None or can_read(user, level, groups, levels)
+        # A file not yet (or never) registered has no known level: default deny, except to
+        # whoever submitted it and to admins.
+        readable = (
+            can_read(user, level, groups, levels)
+            if level is not None
+            else (user.is_admin or job.created_by == user.username)
+        )
         shown.append(
             {
                 "id": f.id,

@@ -94,3 +94,20 @@ def test_jobs_page_polls_the_json_api(env: ApiEnv) -> None:
     page = env.get("otto", "/jobs", headers={"Accept": "text/html"})
     assert 'data-live="/api/jobs"' in page.text and 'id="jobs-initial"' in page.text
     assert Path(env.app.state.templates.env.loader.searchpath[0]).name == "templates"
+
+
+def test_a_file_of_unknown_level_is_hidden_except_from_its_submitter_and_admins(
+    env: ApiEnv,
+) -> None:
+    """A file that failed before its metadata was read has no known level: default deny."""
+    folder = env.services.settings.data_dir / "cli-batch"
+    folder.mkdir(exist_ok=True)
+    (folder / "merger-terms.docx").write_bytes(BROKEN_DOCX)
+    job_id = env.services.ingestor.submit([folder], root=folder, created_by="someone-at-a-shell")
+    env.services.ingestor.run(job_id)
+
+    seen_by_operator = env.get("otto", f"/api/jobs/{job_id}").json()["files"][0]
+    assert seen_by_operator["hidden"] is True
+    assert "merger-terms" not in str(seen_by_operator)
+    seen_by_admin = env.get("admin", f"/api/jobs/{job_id}").json()["files"][0]
+    assert seen_by_admin["source"] == "merger-terms.docx" and seen_by_admin["error"]
