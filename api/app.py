@@ -7,6 +7,8 @@ start when one does not.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -26,6 +28,8 @@ from docent.errors import ConfigError
 from docent.wiring import Services
 from web import STATIC_DIR, make_templates
 
+log = logging.getLogger("docent.api")
+
 OPENAPI_TAGS = [
     {"name": "ask", "description": "Ask a question; read the cited passages."},
     {"name": "handoffs", "description": "Questions the documents did not answer, for a person."},
@@ -42,9 +46,11 @@ def create_app(services: Services) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        promoter = asyncio.create_task(_promote_due_hourly(app))
         try:
             yield
         finally:
+            promoter.cancel()
             app.state.job_runner.shutdown(wait=False, cancel_futures=True)
             app.state.http.close()
 
@@ -75,6 +81,22 @@ def create_app(services: Services) -> FastAPI:
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     check_every_route_declares_a_role(app)
     return app
+
+
+async def _promote_due_hourly(app: FastAPI) -> None:
+    """A pending document becomes current on its effective date without a re-ingest: check
+    at start and every hour, on the ingest thread (it writes the index)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        try:
+            promoted = await loop.run_in_executor(
+                app.state.job_runner, lambda: app.state.services.ingestor.promote_due()
+            )
+            if promoted:
+                log.info("promoted", extra={"sources": promoted})
+        except Exception:  # the server must keep serving; the next hour tries again
+            log.exception("promoting due documents failed")
+        await asyncio.sleep(3600)
 
 
 def _include_routes(app: FastAPI) -> None:

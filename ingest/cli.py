@@ -150,6 +150,8 @@ def ingest(
                 if superseded_by
                 else None,
             }
+            if not ingestor.uses_workers:
+                ingestor.promote_due()  # pending documents whose day has come
             job_id = ingestor.submit(
                 paths, manifest=manifest, overrides=overrides, created_by=_user()
             )

@@ -254,6 +254,11 @@ class Ingestor:
         """Remove a document's chunks from the index and mark it retired; the new version."""
         return self.registry.retire(source)
 
+    def promote_due(self, today: date | None = None) -> list[str]:
+        """Make ``current`` the pending documents whose effective date has come (run at
+        start by ``serve``, ``ingest`` and ``worker``, and daily by the server)."""
+        return self.registry.promote_due(today or date.today())
+
     def documents(self) -> list[dict[str, Any]]:
         return [document_summary(row) for row in self.registry.live()]
 

@@ -16,6 +16,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
+from datetime import date
 from typing import Any, Literal
 
 import numpy as np
@@ -212,6 +213,31 @@ class Registry:
             row.version += 1
             row.updated_at = utcnow()
             return version
+
+    def promote_due(self, today: date) -> list[str]:
+        """Documents marked ``pending`` whose effective date has come become ``current``, in
+        place, under one new index version. Returns their sources."""
+        with session_scope(self._sessions) as session:
+            due = list(
+                session.scalars(
+                    select(Document).where(
+                        Document.status == "pending",
+                        Document.retired.is_(False),
+                        Document.effective_date <= today,
+                    )
+                )
+            )
+            if not due:
+                return []
+            version = bump_index_version(session)
+            index = self._index()
+            for row in due:
+                index.set_payload(row.source, {"status": "current", "index_version": version})
+                row.status = "current"
+                row.meta_hash = meta_hash(replace(meta_from_row(row), status="current"))
+                row.version += 1
+                row.updated_at = utcnow()
+            return [row.source for row in due]
 
     def _supersede_predecessors(
         self, session: Session, index: QdrantIndex, meta: DocumentMeta, version: int

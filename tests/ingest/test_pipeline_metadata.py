@@ -226,3 +226,23 @@ def test_a_folder_with_its_own_manifest_is_read_with_it_without_the_flag(
     assert {c.access_level for c in services.index.chunks_of("salary-bands.docx")} == {
         "confidential"
     }
+
+
+def test_a_pending_document_becomes_current_on_its_effective_date(
+    services: Services, tmp_path: Path
+) -> None:
+    from datetime import date
+
+    corpus = copy_sample(tmp_path / "c", ["travel-2027.md", "pricing.md"])
+    ingest(services, [corpus], manifest=corpus / "MANIFEST.csv")
+    before = version(services)
+
+    assert services.ingestor.promote_due(date(2027, 5, 31)) == []
+    assert version(services) == before
+    assert services.ingestor.promote_due(date(2027, 6, 1)) == ["travel-2027.md"]
+    assert version(services) == before + 1
+    assert {c.status for c in services.index.chunks_of("travel-2027.md")} == {"current"}
+    assert {d["source"]: d["status"] for d in services.ingestor.documents()}[
+        "travel-2027.md"
+    ] == "current"
+    assert services.ingestor.promote_due(date(2027, 6, 2)) == []
