@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import secrets
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
-from docent.errors import DocentError
+from docent.cli_support import one_line_errors
 
 if TYPE_CHECKING:
     from docent.wiring import Services
@@ -37,15 +35,6 @@ DEMO_USERS = (
     DemoUser("otto", "employee", ("asker", "operator"), ("IT Security",), "ops: ingest jobs"),
     DemoUser("admin", "restricted", ("admin",), (), "everything"),
 )
-
-
-@contextmanager
-def _one_line_errors() -> Iterator[None]:
-    try:
-        yield
-    except DocentError as exc:
-        typer.echo(f"error: {exc.message}", err=True)
-        raise typer.Exit(1) from None
 
 
 def _services() -> Services:
@@ -81,7 +70,7 @@ def serve(
     port: int | None = typer.Option(None, help="Port to listen on (DOCENT_PORT)."),
 ) -> None:
     """Serve the API and the web UI."""
-    with _one_line_errors():
+    with one_line_errors():
         services = _services()
         settings = services.settings
         services.engine  # noqa: B018 - migrate before the first request
@@ -153,7 +142,7 @@ def demo(
     serve_ui: bool = typer.Option(True, "--serve/--no-serve", help="Serve the UI afterwards."),
 ) -> None:
     """Ingest the sample policies, create demo users, print how to sign in, and serve."""
-    with _one_line_errors():
+    with one_line_errors():
         services = _services()
         settings = services.settings
         typer.echo(f"Ingesting {corpus} (first run embeds every document; later runs skip) ...")
@@ -202,7 +191,7 @@ def users_add(
     if password_stdin and not password:
         typer.echo("error: --password-stdin given but no password on standard input", err=True)
         raise typer.Exit(1)
-    with _one_line_errors():
+    with one_line_errors():
         services = _services()
         with session_scope(services.sessions) as db:
             user = add_user(
@@ -227,7 +216,7 @@ def users_list() -> None:
     from api.users import active_tokens, list_users
     from docent.db.session import session_scope
 
-    with _one_line_errors():
+    with one_line_errors():
         services = _services()
         with session_scope(services.sessions) as db:
             typer.echo(f"{'user':<20} {'clearance':<13} {'roles':<24} {'groups':<24} tokens")
@@ -249,7 +238,7 @@ def users_token(
     from api.users import issue_token
     from docent.db.session import session_scope
 
-    with _one_line_errors():
+    with one_line_errors():
         services = _services()
         with session_scope(services.sessions) as db:
             plain = issue_token(db, name, label)
@@ -267,7 +256,7 @@ def users_revoke(target: str = typer.Argument(..., help="A token prefix, or a us
     from api.users import revoke
     from docent.db.session import session_scope
 
-    with _one_line_errors():
+    with one_line_errors():
         services = _services()
         with session_scope(services.sessions) as db:
             typer.echo(revoke(db, target))

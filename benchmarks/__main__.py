@@ -18,10 +18,9 @@ from typing import Any
 STAGES = ("bm25", "embed", "vector", "fuse", "rerank", "total")
 
 
-def child(module: str, *args: str, env_extra: dict[str, str] | None = None) -> dict[str, Any]:
+def child(module: str, *args: str) -> dict[str, Any]:
     """Run ``python -m module args`` and parse the JSON object it prints last."""
     env = {**os.environ, "DO_NOT_TRACK": "1", "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
-    env.update(env_extra or {})
     done = subprocess.run(
         [sys.executable, "-m", module, *args], capture_output=True, text=True, env=env, check=False
     )
@@ -58,14 +57,14 @@ def query_table(results: list[dict[str, Any]]) -> str:
     lines = [
         f"| chunks | queries | {head} | embed, first sight p50 / p95 | index write "
         "| BM25 build | peak RSS | load |",
-        "|---" * (len(STAGES) + 7) + "|",
+        "|---" * (len(STAGES) + 8) + "|",
     ]
     for r in results:
-        label = f"{r['chunks']:,}" + (f" ({r['variant']})" if r.get("variant") else "")
         cells = " | ".join(f"{r['p50'][s]:.0f} / {r['p95'][s]:.0f}" for s in STAGES)
         cold = r["embed_first_sight"]
         lines.append(
-            f"| {label} | {r['queries']} | {cells} | {cold[0]:.0f} / {cold[1]:.0f} "
+            f"| {r['chunks']:,} | {r['queries']} | {cells} | {cold[0]:.0f} / {cold[1]:.0f} "
+            f"| {r['settle_s']} s "
             f"| {r['upsert_s']} s "
             f"| {r['keyword_build_ms'] / 1000:.1f} s | {r['peak_rss_mib']:.0f} MiB "
             f"| {r['load_avg']} |"
@@ -93,20 +92,6 @@ def main(argv: list[str] | None = None) -> int:
     for n, q in zip(scales, counts, strict=True):
         print(f"query benchmark at {n:,} chunks…", file=sys.stderr, flush=True)
         results.append(child("benchmarks.query_bench", "--chunks", str(n), "--queries", str(q)))
-    # numpy's OpenBLAS threads spin after each BLAS call and stall torch's OpenMP threads on
-    # a 2-core machine: measure the mid scale once more with OpenBLAS single-threaded.
-    variant = "OPENBLAS_NUM_THREADS=1"
-    mid = scales[len(scales) // 2]
-    print(f"query benchmark at {mid:,} chunks, {variant}…", file=sys.stderr, flush=True)
-    one_blas = child(
-        "benchmarks.query_bench",
-        "--chunks",
-        str(mid),
-        "--queries",
-        str(counts[len(scales) // 2]),
-        env_extra={"OPENBLAS_NUM_THREADS": "1"},
-    )
-    results.append({**one_blas, "variant": variant})
     print("index write on disk at 1,000 chunks…", file=sys.stderr, flush=True)
     disk = child("benchmarks.query_bench", "--chunks", "1000", "--queries", "5", "--on-disk")
     out += [
@@ -118,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         "Qdrant local mode scans every point in Python (no HNSW): the vector leg grows "
         "linearly with the index. For comparison, writing 1,000 points to local mode *on "
         f"disk* took {disk['upsert_s']} s ({1000 / max(disk['upsert_s'], 1e-9):.0f} points/s; "
-        f"in memory: {results[0]['upsert_s']} s at 1,000) and its query total p50 was "
+        f"in memory: {results[0]['upsert_s']} s at {results[0]['chunks']:,}) and its query "
+        f"total p50 was "
         f"{disk['p50']['total']:.0f} ms.",
         "",
         f"total run time {time.perf_counter() - started:.0f} s",

@@ -87,8 +87,20 @@ def measure(n_chunks: int, n_queries: int, data_dir: Path, on_disk: bool) -> dic
         qs = questions(n_queries)
         first = services.searcher.search(qs[0], principal)  # builds the keyword index
         keyword_build_ms = float(first.timings_ms.get("keyword_refresh", 0.0))
-        # A query length seen for the first time costs a kernel build under bf16 autocast;
-        # time that once per query, then measure the steady state.
+        # Single-query embedding runs at ~0.8 s a call for the first seconds after the model
+        # loads (and whenever the 2 cores are contended), then at ~10 ms. Wait for that to
+        # pass (reported as settle_s) so the stages below show the steady state.
+        settle_started = time.perf_counter()
+        recent: list[float] = []
+        while time.perf_counter() - settle_started < 30.0:
+            started = time.perf_counter()
+            embedder.embed([qs[0]])
+            recent.append((time.perf_counter() - started) * 1000.0)
+            if len(recent) >= 5 and max(recent[-5:]) < 50.0:
+                break
+        settle_s = time.perf_counter() - settle_started
+        # Then each query once, unseen (a new token length may cost a kernel build under
+        # bf16 autocast), before the timed searches.
         first_sight = []
         for q in qs:
             started = time.perf_counter()
@@ -111,6 +123,7 @@ def measure(n_chunks: int, n_queries: int, data_dir: Path, on_disk: bool) -> dic
             "upsert_s": round(upsert_s, 1),
             "keyword_build_ms": round(keyword_build_ms, 1),
             "mean_hits": round(hits / len(qs), 2),
+            "settle_s": round(settle_s, 1),
             "embed_first_sight": [
                 round(percentile(first_sight, 50), 1),
                 round(percentile(first_sight, 95), 1),

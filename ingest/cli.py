@@ -6,40 +6,18 @@ import getpass
 import json
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
-from docent.errors import DocentError
+from docent.cli_support import one_line_errors
 
 if TYPE_CHECKING:
     from docent.settings import Settings
     from ingest.pipeline import Ingestor
 
 POLL_S = 0.5
-
-
-@contextmanager
-def _one_line_errors() -> Iterator[None]:
-    """Faults become one plain line on stderr and exit code 1, never a traceback."""
-    from pydantic import ValidationError
-
-    try:
-        yield
-    except DocentError as exc:
-        typer.echo(f"error: {exc.message}", err=True)
-        raise typer.Exit(1) from None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ())) or "settings"
-        typer.echo(f"error: setting {where}: {first.get('msg')}", err=True)
-        raise typer.Exit(1) from None
-    except OSError as exc:
-        typer.echo(f"error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), err=True)
-        raise typer.Exit(1) from None
 
 
 def _settings() -> Settings:
@@ -138,7 +116,7 @@ def ingest(
     from docent.wiring import Services
 
     started = time.monotonic()
-    with _one_line_errors():
+    with one_line_errors():
         services = Services(_settings())
         try:
             ingestor = services.ingestor
@@ -190,7 +168,7 @@ def docs_list(as_json: bool = typer.Option(False, "--json", help="Print a JSON l
     """List the indexed documents with their status, access level and chunk count."""
     from docent.wiring import Services
 
-    with _one_line_errors():
+    with one_line_errors():
         services = Services(_settings())
         try:
             rows = services.ingestor.documents()
@@ -223,7 +201,7 @@ def docs_show(
     """Show one document's metadata and its chunks (heading path, kind, status, text)."""
     from docent.wiring import Services
 
-    with _one_line_errors():
+    with one_line_errors():
         services = Services(_settings())
         try:
             view = services.ingestor.document(source)
@@ -252,7 +230,7 @@ def worker(
     """Start a Celery worker that ingests files from the queue (needs DOCENT_BROKER_URL)."""
     from ingest.worker import run_worker
 
-    with _one_line_errors():
+    with one_line_errors():
         run_worker(_settings(), concurrency=concurrency, loglevel=loglevel)
 
 

@@ -78,24 +78,13 @@ def register(app: typer.Typer) -> None:
         ] = False,
     ) -> None:
         """Search the indexed documents as a given asker: the hits retrieval passes on."""
-        from docent.contracts import Principal
+        from docent.cli_support import cli_principal
         from docent.errors import DocentError
         from docent.settings import get_settings
         from docent.wiring import Services
 
         settings = get_settings()
-        level = access or settings.default_access_level
-        if level not in settings.access_levels:
-            raise typer.BadParameter(
-                f"unknown access level {level!r}; "
-                f"choose one of: {', '.join(settings.access_levels)}",
-                param_hint="--access",
-            )
-        principal = Principal(
-            user_id="cli",
-            clearance=level,
-            groups=frozenset(g.strip() for g in groups.split(",") if g.strip()),
-        )
+        principal = cli_principal(settings, access, groups)
         services = Services(settings)
         try:
             result = services.searcher.search(
