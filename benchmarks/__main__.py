@@ -55,7 +55,7 @@ def ingest_table(r: dict[str, Any]) -> str:
 def query_table(results: list[dict[str, Any]]) -> str:
     head = " | ".join(f"{s} p50 / p95" for s in STAGES)
     lines = [
-        f"| chunks | queries | {head} | embed, first sight p50 / p95 | index write "
+        f"| chunks | queries | {head} | embed, first sight p50 / p95 | settle | index write "
         "| BM25 build | peak RSS | load |",
         "|---" * (len(STAGES) + 8) + "|",
     ]
