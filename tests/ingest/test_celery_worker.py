@@ -43,7 +43,8 @@ def _wait_for(what: str, predicate: Any, timeout: float, log: Path) -> Any:
 
 def _corpus(folder: Path) -> Path:
     for n in range(FILES):
-        write_doc(folder / f"policy-{n}.md", f"Policy {n}", 10, seed=n)
+        # Long enough (~80 sections to embed) that a file is still running when it is killed.
+        write_doc(folder / f"policy-{n}.md", f"Policy {n}", 80, seed=n)
     return folder
 
 
@@ -103,10 +104,12 @@ def test_a_worker_child_killed_mid_file_loses_and_duplicates_nothing(
             done = sum(f["state"] == "indexed" for f in files)
             return running[0] if running and done >= 1 else None
 
-        victim = _wait_for("a second file to start", second_file_running, 240, log)
+        _wait_for("a second file to start", second_file_running, 240, log)
         time.sleep(0.3)  # into the file's work: partition, chunk, embed
         children = _children(worker.pid)
         assert len(children) == 1, children
+        # The file running at the moment of the kill (read again: the first may have ended).
+        victim = _wait_for("a file to be running", second_file_running, 60, log)
         os.kill(children[0], signal.SIGKILL)
 
         def finished() -> dict[str, Any] | None:
