@@ -73,6 +73,21 @@ class SentenceTransformerEmbedder:
             return np.zeros((0, self._dimension), dtype=np.float32)
         import torch
 
+        # One short text (a query) on one thread: with both cores busy, torch's default two
+        # threads took 0.5-0.8 s per query here, one thread ~30 ms (measured). Batches
+        # (ingest) keep every thread.
+        threads = torch.get_num_threads()
+        if len(texts) == 1 and threads > 1:
+            torch.set_num_threads(1)
+        try:
+            return self._encode(texts)
+        finally:
+            if torch.get_num_threads() != threads:
+                torch.set_num_threads(threads)
+
+    def _encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        import torch
+
         with (
             torch.inference_mode(),
             torch.autocast("cpu", dtype=torch.bfloat16, enabled=self._bf16),
