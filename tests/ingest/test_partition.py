@@ -18,7 +18,7 @@ from ingest.errors import (
     TooLarge,
     UnsupportedFile,
 )
-from ingest.partition import SUPPORTED_EXTENSIONS, blank_line_before_tables, partition_file
+from ingest.partition import SUPPORTED_EXTENSIONS, partition_file
 from ingest.tables import rows_from_html
 from ingest.template_tags import clean_element_text, strip_template_tags
 from tests.ingest.partition_support import build_docx, build_pdf
@@ -396,17 +396,3 @@ def test_errors_never_quote_document_text(tmp_path: Path) -> None:
         with pytest.raises(IngestFileError) as info:
             partition_file(path, path.name)
         assert canary not in str(info.value)
-
-
-def test_a_markdown_table_right_under_a_text_line_is_still_one_table(tmp_path: Path) -> None:
-    doc = tmp_path / "schedules.md"
-    doc.write_text(
-        "# Schedules\n\n## Types\n\nFor example:\n| Type | Core hours |\n|---|---|\n"
-        "| Flexitour | 9-3 |\n| Gliding | 10-2 |\n\n```\nFor example:\n| not | a table |\n```\n"
-    )
-    parsed = partition_file(doc, "schedules.md")
-    tables = [e for e in parsed.elements if e.kind == "table"]
-    assert len(tables) == 1
-    assert "Gliding" in tables[0].text
-    assert blank_line_before_tables("a\n| x |\n") == "a\n\n| x |"
-    assert blank_line_before_tables("```\na\n| x |\n```") == "```\na\n| x |\n```"
