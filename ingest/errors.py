@@ -2,6 +2,8 @@
 
 DocentError
 └── IngestError                      ingest went wrong in a way that is not one file's fault
+Unavailable
+└── QueueUnavailable                 the broker did not take a file; the job stays queued
 InvalidInput
 └── IngestFileError                  one file cannot be ingested: "<source>: <reason>"
     ├── UnsupportedFile              the extension is not one we read
@@ -14,11 +16,15 @@ InvalidInput
 
 from __future__ import annotations
 
-from docent.errors import DocentError, InvalidInput
+from docent.errors import DocentError, InvalidInput, Unavailable
 
 
 class IngestError(DocentError):
     code = "ingest_error"
+
+
+class QueueUnavailable(Unavailable):
+    code = "queue_unavailable"
 
 
 class IngestFileError(InvalidInput):

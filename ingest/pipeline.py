@@ -22,10 +22,10 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from docent.contracts import Chunk, DocumentMeta, Embedder
 from docent.db.models import Document, JobFile
-from docent.db.session import session_scope
+from docent.db.session import redact, session_scope
 from docent.errors import DocentError, InvalidInput, NotFound, Unavailable
 from ingest import jobs
-from ingest.errors import EmptyDocument, IngestFileError
+from ingest.errors import EmptyDocument, IngestFileError, QueueUnavailable
 from ingest.metadata import (
     ManifestRow,
     check_successors,
@@ -172,13 +172,27 @@ class Ingestor:
             if not todo:
                 jobs.finish_job_if_done(session, job_id)
                 return
-        for job_file_id in todo:
+        for n, job_file_id in enumerate(todo):
             if self._dispatch is not None:
-                self._dispatch(job_file_id)
+                try:
+                    self._dispatch(job_file_id)
+                except QueueUnavailable as exc:
+                    self._fail_undispatched(job_id, todo[n:], exc.message)
+                    raise
                 continue
             result = self.run_file(job_file_id)
             if on_file is not None:
                 on_file(result)
+
+    def _fail_undispatched(self, job_id: str, job_file_ids: Sequence[int], reason: str) -> None:
+        """Files the queue never took fail with its reason, so the job shows why and an
+        operator can retry it once the broker is back; nothing indexed is touched."""
+        with session_scope(self._sessions) as session:
+            for job_file_id in job_file_ids:
+                row = session.get(JobFile, job_file_id)
+                if row is not None and row.state == "pending":
+                    jobs.finish_file(session, job_file_id, state="failed", error=reason)
+            jobs.finish_job_if_done(session, job_id)
 
     def run_file(
         self, job_file_id: int, *, transient: Literal["fail", "raise"] = "fail"
@@ -381,7 +395,19 @@ def _celery_dispatch(services: Services) -> Callable[[int], None]:
     app = make_celery(services.settings)
 
     def dispatch(job_file_id: int) -> None:
-        app.tasks["docent.ingest_file"].delay(job_file_id)
+        try:
+            # Fail fast: a person is waiting on the answer, and the job is kept either way.
+            app.tasks["docent.ingest_file"].apply_async(
+                (job_file_id,),
+                retry=True,
+                retry_policy={"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5},
+            )
+        except Exception as exc:  # kombu/redis raise their own connection errors
+            raise QueueUnavailable(
+                f"the ingest queue at {redact(services.settings.broker_url or '')} did not "
+                f"answer ({exc.__class__.__name__}); nothing was indexed and the job is "
+                "marked failed: start the broker, then retry the job"
+            ) from exc
 
     return dispatch
 

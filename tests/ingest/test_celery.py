@@ -125,3 +125,27 @@ def test_rerunning_a_file_whose_chunks_were_written_gives_the_same_chunk_set(
         {k: v for k, v in written[p].items() if k not in strip} for p in sorted(written)
     ]
     assert ingestor.job_status(job_id)["files"][0]["attempts"] == 2
+
+
+@pytest.mark.integration
+def test_a_broker_that_is_down_fails_the_job_clearly_and_touches_nothing(
+    settings: Settings, bundled_embedder: Any, tmp_path: Path
+) -> None:
+    from tests.ingest.pipeline_support import copy_sample
+
+    down = settings.model_copy(update={"broker_url": "redis://127.0.0.1:1/0"})
+    services = Services(down, embedder=bundled_embedder)
+    try:
+        services.index.ensure_collection()
+        before, v_before = snapshot(services), version(services)
+        corpus = copy_sample(tmp_path / "c", ["pricing.md", "refunds.md"])
+        job_id = services.ingestor.submit([corpus])
+        with pytest.raises(Unavailable, match=r"ingest queue at redis://127.0.0.1:1/0 did not"):
+            services.ingestor.run(job_id)
+        status = services.ingestor.job_status(job_id)
+        assert status["state"] == "failed"
+        assert {e["source"] for e in status["errors"]} == {"pricing.md", "refunds.md"}
+        assert all("start the broker" in e["reason"] for e in status["errors"])
+        assert snapshot(services) == before and version(services) == v_before
+    finally:
+        services.close()
