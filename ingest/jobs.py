@@ -357,3 +357,14 @@ def status_of(session: Session, job_id: str) -> dict[str, Any]:
         ],
         "index_version": index_version(session),
     }
+
+
+MANIFEST_NAME = "MANIFEST.csv"
+
+
+def folder_manifest(paths: Sequence[Path]) -> Path | None:
+    """A single folder that carries its own MANIFEST.csv is read with it: forgetting
+    ``--manifest`` must not index confidential documents at the default level."""
+    if len(paths) == 1 and paths[0].is_dir() and (paths[0] / MANIFEST_NAME).is_file():
+        return paths[0] / MANIFEST_NAME
+    return None

@@ -22,9 +22,10 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from docent.contracts import Chunk, DocumentMeta, Embedder
 from docent.db.models import Document, JobFile
-from docent.db.session import redact, session_scope
+from docent.db.session import session_scope
 from docent.errors import DocentError, InvalidInput, NotFound, Unavailable
 from ingest import jobs
+from ingest.dispatch import celery_dispatch
 from ingest.errors import EmptyDocument, IngestFileError, QueueUnavailable
 from ingest.metadata import (
     ManifestRow,
@@ -88,7 +89,7 @@ class Ingestor:
         self._today = today
         self._dispatch = dispatch
         if dispatch is None and self._settings.broker_url:
-            self._dispatch = _celery_dispatch(services)
+            self._dispatch = celery_dispatch(services)
         self.registry = Registry(self._sessions, lambda: services.index)
         self._manifests: dict[tuple[str, int], dict[str, ManifestRow]] = {}
 
@@ -111,7 +112,7 @@ class Ingestor:
         as failed with their reason; the others wait for ``run``."""
         clean = jobs.check_overrides(overrides or {}, self._settings.access_levels)
         if manifest is None:
-            manifest = _folder_manifest(paths)
+            manifest = jobs.folder_manifest(paths)
         if manifest is not None:
             self._manifest_rows(manifest)  # a malformed manifest fails the whole submit
         planned = jobs.plan_files(
@@ -387,37 +388,3 @@ class Ingestor:
     def _progress(self, task: jobs.FileTask, progress: float) -> None:
         with session_scope(self._sessions) as session:
             jobs.set_progress(session, task.job_file_id, progress)
-
-
-def _celery_dispatch(services: Services) -> Callable[[int], None]:
-    from ingest.tasks import make_celery
-
-    app = make_celery(services.settings)
-
-    def dispatch(job_file_id: int) -> None:
-        try:
-            # Fail fast: a person is waiting on the answer, and the job is kept either way.
-            app.tasks["docent.ingest_file"].apply_async(
-                (job_file_id,),
-                retry=True,
-                retry_policy={"max_retries": 2, "interval_start": 0.2, "interval_step": 0.5},
-            )
-        except Exception as exc:  # kombu/redis raise their own connection errors
-            raise QueueUnavailable(
-                f"the ingest queue at {redact(services.settings.broker_url or '')} did not "
-                f"answer ({exc.__class__.__name__}); nothing was indexed and the job is "
-                "marked failed: start the broker, then retry the job"
-            ) from exc
-
-    return dispatch
-
-
-MANIFEST_NAME = "MANIFEST.csv"
-
-
-def _folder_manifest(paths: Sequence[Path]) -> Path | None:
-    """A single folder that carries its own MANIFEST.csv is read with it: forgetting
-    ``--manifest`` must not index confidential documents at the default level."""
-    if len(paths) == 1 and paths[0].is_dir() and (paths[0] / MANIFEST_NAME).is_file():
-        return paths[0] / MANIFEST_NAME
-    return None
