@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from docent.cli_support import one_line_errors
+from docent.settings import split_commas
 
 if TYPE_CHECKING:
     from docent.wiring import Services
@@ -42,10 +43,6 @@ def _services() -> Services:
     from docent.wiring import Services
 
     return Services(get_settings())
-
-
-def _split(value: str | None) -> list[str]:
-    return [v.strip() for v in (value or "").split(",") if v.strip()]
 
 
 def serve_app(services: Services, host: str, port: int) -> None:
@@ -199,8 +196,8 @@ def users_add(
                 name,
                 clearance=clearance,
                 levels=services.settings.access_levels,
-                groups=_split(groups),
-                roles=_split(roles),
+                groups=split_commas(groups),
+                roles=split_commas(roles),
                 password=password,
                 display_name=display_name,
             )

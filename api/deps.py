@@ -21,7 +21,7 @@ from api.security import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, SessionData, c
 from api.users import CurrentUser, active_user, current_user_of, user_for_token
 from docent.db.session import session_scope
 from docent.errors import PermissionDenied
-from docent.settings import Settings
+from docent.settings import Settings, split_commas
 from docent.wiring import Services
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -84,7 +84,7 @@ def _resolve(request: Request, services: Services) -> CurrentUser | None:
                 if user is None:
                     raise Unauthenticated(f"user {name.strip()!r} is unknown or disabled")
                 raw = request.headers.get(settings.proxy_groups_header, "")
-                groups = [g.strip() for g in raw.split(",") if g.strip()]
+                groups = split_commas(raw)
                 return current_user_of(user, via="proxy", groups=groups)
         data = session_data(request)
         if data is None or data.username is None:

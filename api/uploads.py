@@ -12,7 +12,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import BinaryIO
 
 from docent.errors import InvalidInput
-from docent.settings import Settings
+from docent.settings import Settings, split_commas
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._ -]+")
 _READ = 1 << 20
@@ -108,7 +108,7 @@ def check_metadata(
             raise InvalidInput(
                 f"effective_date: {effective!r} is not a date (YYYY-MM-DD)"
             ) from None
-    group_list = ",".join(g.strip() for g in (groups or "").split(",") if g.strip()) or None
+    group_list = ",".join(split_commas(groups)) or None
     return {"access_level": level, "effective_date": effective, "groups": group_list}
 
 

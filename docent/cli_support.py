@@ -10,7 +10,7 @@ import typer
 
 from docent.contracts import Principal
 from docent.errors import DocentError
-from docent.settings import Settings
+from docent.settings import Settings, split_commas
 
 
 def cli_principal(settings: Settings, access: str | None, groups: str) -> Principal:
@@ -24,7 +24,7 @@ def cli_principal(settings: Settings, access: str | None, groups: str) -> Princi
     return Principal(
         user_id="cli",
         clearance=level,
-        groups=frozenset(g.strip() for g in groups.split(",") if g.strip()),
+        groups=frozenset(split_commas(groups)),
     )
 
 

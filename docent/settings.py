@@ -19,6 +19,12 @@ from docent.access import DEFAULT_LEVELS
 PLACEHOLDER_SECRETS = {"", "change-me", "changeme", "secret", "dev-secret-change-me"}
 
 
+def split_commas(value: str | None) -> list[str]:
+    """``"a, b,,c"`` as ``["a", "b", "c"]``: the comma-separated form of list settings,
+    ``--groups``, the proxy groups header and the upload form's groups."""
+    return [part.strip() for part in (value or "").split(",") if part.strip()]
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="DOCENT_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
@@ -89,7 +95,7 @@ class Settings(BaseSettings):
     @classmethod
     def _split_csv(cls, value: object) -> object:
         if isinstance(value, str):
-            return tuple(part.strip() for part in value.split(",") if part.strip())
+            return tuple(split_commas(value))
         return value
 
     @field_validator("top_k", "leg_top_n", "fused_top_m", "rrf_k", "chunk_tokens")

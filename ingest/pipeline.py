@@ -239,17 +239,6 @@ class Ingestor:
             jobs.finish_job_if_done(session, task.job_id)
         return FileResult(job_file_id, task.source, state, chunks, error, change)
 
-    def fail_file(self, job_file_id: int, reason: str) -> None:
-        """Give up on a file (a worker ran out of retries) and settle its job."""
-        with session_scope(self._sessions) as session:
-            row = session.get(JobFile, job_file_id)
-            if row is None or row.state in jobs.FILE_DONE:
-                return
-            jobs.finish_file(session, job_file_id, state="failed", error=reason)
-            job_id = row.job_id
-        with session_scope(self._sessions) as session:
-            jobs.finish_job_if_done(session, job_id)
-
     def cancel(self, job_id: str) -> None:
         with session_scope(self._sessions) as session:
             jobs.cancel_job(session, job_id)
