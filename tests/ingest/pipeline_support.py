@@ -6,12 +6,19 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from docent.settings import Settings
 from docent.wiring import Services
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "examples" / "policies"
 BAD = ROOT / "tests" / "fixtures" / "bad"
+
+
+# For what the registry's transactions decide: run on SQLite and on PostgreSQL
+# (the ``services`` fixture in conftest.py takes the parameter).
+BOTH_DBS = pytest.mark.parametrize("services", ["sqlite", "postgresql"], indirect=True)
 
 
 def make_services(settings: Settings, database_url: str | None, embedder: Any) -> Services:

@@ -3,7 +3,6 @@ the task (eager), retries of transient faults, and idempotent re-runs after a cr
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,16 +18,9 @@ from docent.wiring import Services
 from ingest.pipeline import Ingestor
 from ingest.tasks import MAX_RETRIES, TASK_NAME, make_celery
 from ingest.worker import default_concurrency, run_worker
-from tests.ingest.pipeline_support import make_services, snapshot, version, write_doc
+from tests.ingest.pipeline_support import snapshot, version, write_doc
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-def services(settings: Settings, bundled_embedder: Any) -> Iterator[Services]:
-    services = make_services(settings, None, bundled_embedder)
-    yield services
-    services.close()
 
 
 def test_the_app_is_configured_for_at_least_once_delivery(

@@ -4,20 +4,18 @@ metadata re-marks in place, retirement, and jobs (cancel, retry, reindex)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from docent.errors import Conflict, NotFound
-from docent.settings import Settings
 from docent.wiring import Services
 from ingest.pipeline import FileResult
 from tests.ingest.pipeline_support import (
+    BOTH_DBS,
     copy_sample,
     ingest,
-    make_services,
     snapshot,
     vectors,
     version,
@@ -25,22 +23,6 @@ from tests.ingest.pipeline_support import (
 )
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-def services(
-    request: pytest.FixtureRequest, settings: Settings, bundled_embedder: Any
-) -> Iterator[Services]:
-    """SQLite (the embedded default), or real PostgreSQL under ``BOTH_DBS``."""
-    backend = getattr(request, "param", "sqlite")
-    url = None if backend == "sqlite" else str(request.getfixturevalue("pg_url"))
-    services = make_services(settings, url, bundled_embedder)
-    yield services
-    services.close()
-
-
-# For what the registry's transactions decide: run on SQLite and on PostgreSQL.
-BOTH_DBS = pytest.mark.parametrize("services", ["sqlite", "postgresql"], indirect=True)
 
 
 def _by_source(snap: dict[str, dict[str, Any]], source: str) -> dict[str, dict[str, Any]]:

@@ -3,19 +3,16 @@ per-file error that leaves the index exactly as it was."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from docent.settings import Settings
 from docent.wiring import Services
 from tests.ingest.pipeline_support import (
     BAD,
+    BOTH_DBS,
     copy_sample,
     ingest,
-    make_services,
     snapshot,
     version,
 )
@@ -46,22 +43,6 @@ supersedes: old.md
 
 Staff get 25 days of annual leave each year.
 """
-
-
-@pytest.fixture
-def services(
-    request: pytest.FixtureRequest, settings: Settings, bundled_embedder: Any
-) -> Iterator[Services]:
-    """SQLite (the embedded default), or real PostgreSQL under ``BOTH_DBS``."""
-    backend = getattr(request, "param", "sqlite")
-    url = None if backend == "sqlite" else str(request.getfixturevalue("pg_url"))
-    services = make_services(settings, url, bundled_embedder)
-    yield services
-    services.close()
-
-
-# For what the registry's transactions decide: run on SQLite and on PostgreSQL.
-BOTH_DBS = pytest.mark.parametrize("services", ["sqlite", "postgresql"], indirect=True)
 
 
 def _statuses(services: Services, source: str) -> set[tuple[str, str | None]]:
