@@ -133,6 +133,9 @@ class Hit:
     fused_score: float = 0.0
     rerank_score: float | None = None
     best_sentence: str | None = None
+    # The reranker's score of each of ``chunk.sentences`` against the question (same order);
+    # empty when the reranker read no units. The extractive answerer chooses by them.
+    unit_scores: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -137,8 +137,9 @@ class Services:
                 structured=s.llm_structured_output,
             )
         from generate.extractive import ExtractiveGenerator
+        from generate.unit_scoring import Weights
 
-        return ExtractiveGenerator(min_support=s.extractive_min_support)
+        return ExtractiveGenerator(weights=Weights(min_score=s.extractive_min_score))
 
     @cached_property
     def asker(self) -> Asker:

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from docent.contracts import Chunk
+from docent.sentences import split_sentences as segment
 
 STOP_WORDS = frozenset(
     """
@@ -25,7 +26,8 @@ STOP_WORDS = frozenset(
 )
 
 _WORD = re.compile(r"[a-z0-9€$£%]+(?:[.,'][a-z0-9]+)*", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"“'(A-Z0-9€$£])|\n\s*\n|\n(?=\s*[-*•|]|\s*\d+[.)]\s)")
+# Paragraph breaks and the starts of list items or table rows: sentence runs never cross them.
+_BLOCK_BREAK = re.compile(r"\n\s*\n|\n(?=\s*[-*•|]|\s*\d+[.)]\s)")
 _SPACE = re.compile(r"\s+")
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "\u00a0": " "})
 
@@ -41,6 +43,8 @@ def stem(word: str) -> str:
             if len(w) > 3 and w[-1] == w[-2]:
                 w = w[:-1]
             return w
+    if len(w) > 5 and w.endswith("ly"):
+        return w[:-2]
     if len(w) > 3 and w.endswith("es") and w[-3] in "sxz":
         return w[:-2]
     if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
@@ -60,8 +64,11 @@ def content_words(text: str) -> set[str]:
 
 
 def split_sentences(text: str) -> tuple[str, ...]:
-    parts = (part.strip() for part in _SENTENCE.split(text))
-    return tuple(part for part in parts if part)
+    """Sentences of ``text``: paragraphs and list items apart, each cut by the shared
+    segmenter (the one ingest used for the units it stored)."""
+    return tuple(
+        sentence for block in _BLOCK_BREAK.split(text) for sentence in segment(block)
+    )
 
 
 def chunk_sentences(chunk: Chunk) -> tuple[str, ...]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import re
 
+from docent.sentences import split_sentences
 from ingest.tables import row_units, rows_from_markdown
 
 _PIECES = re.compile(r"[^\W\d_]+|\d+|\S")
@@ -33,38 +34,7 @@ def count_tokens(text: str) -> int:
     return total
 
 
-# Words after which a full stop does not end a sentence.
-_ABBREVIATIONS = frozenset(
-    "e.g i.e etc vs cf al approx dept no nos fig st mr mrs ms dr prof inc ltd co corp jr sr"
-    " jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k".split()
-)
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])")
 _LIST_LINE = re.compile(r"^(\s*)[-*+]\s+(.*)$")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of one paragraph: split after . ! ? followed by a capital or a digit,
-    except after common abbreviations and single-letter initials ("U.S.", "J. Smith")."""
-    text = " ".join(text.split())
-    if not text:
-        return []
-    sentences: list[str] = []
-    start = 0
-    for match in _BOUNDARY.finditer(text):
-        before = text[start : match.start()].rstrip("\"'”’)]")
-        last_word = before.rsplit(" ", 1)[-1].rstrip(".!?").lower()
-        if before.endswith(".") and (
-            last_word in _ABBREVIATIONS or re.fullmatch(r"[a-z]", last_word or "x")
-        ):
-            continue
-        piece = text[start : match.start()].strip() + text[match.start() : match.end()].strip()
-        if piece.strip():
-            sentences.append(piece.strip())
-        start = match.end()
-    tail = text[start:].strip()
-    if tail:
-        sentences.append(tail)
-    return sentences
 
 
 def split_units(text: str, kind: str) -> list[str]:

@@ -16,11 +16,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from docent.contracts import Hit
+from docent.versions import VersionRequest, names_version
 
 
-def supersession_order(hits: Sequence[Hit]) -> list[Hit]:
+def supersession_order(hits: Sequence[Hit], asked_for: VersionRequest | None = None) -> list[Hit]:
     """Move each superseded hit below every present hit of its successor document, keeping
-    every other relative order (a stable topological sort). Ranks are renumbered."""
+    every other relative order (a stable topological sort). Ranks are renumbered. Hits of
+    the past version a question asks for (``asked_for``) keep their rank."""
+    effective = {hit.chunk.source: hit.chunk.effective_date for hit in hits}
     by_source: dict[str, list[int]] = {}
     for i, hit in enumerate(hits):
         by_source.setdefault(hit.chunk.source, []).append(i)
@@ -29,6 +32,8 @@ def supersession_order(hits: Sequence[Hit]) -> list[Hit]:
     for i, hit in enumerate(hits):
         successor = hit.chunk.superseded_by
         if not successor or successor == hit.chunk.source:
+            continue
+        if asked_for is not None and names_version(asked_for, hit.chunk, effective.get(successor)):
             continue
         for j in by_source.get(successor, ()):
             after[j].append(i)

@@ -40,7 +40,10 @@ class Reranker(Protocol):
     def rerank(self, query: str, hits: Sequence[Hit]) -> list[Hit]: ...
 
 
-def ranked(scored: Sequence[tuple[Hit, float, str | None]]) -> list[Hit]:
+Scored = tuple[Hit, float, str | None, tuple[float, ...]]
+
+
+def ranked(scored: Sequence[Scored]) -> list[Hit]:
     """Order by score (ties keep the incoming order) and renumber ranks from 1."""
     order = sorted(range(len(scored)), key=lambda i: (-scored[i][1], i))
     return [
@@ -50,6 +53,7 @@ def ranked(scored: Sequence[tuple[Hit, float, str | None]]) -> list[Hit]:
             score=scored[i][1],
             rerank_score=scored[i][1],
             best_sentence=scored[i][2],
+            unit_scores=scored[i][3],
         )
         for new_rank, i in enumerate(order, start=1)
     ]
@@ -147,7 +151,7 @@ class SentenceReranker:
         ids = [hit.chunk.chunk_id for hit in hits]
         sentence_rows = self.index.sentence_vectors(ids)
         chunk_rows = chunk_vectors(self.index, ids)
-        scored: list[tuple[Hit, float, str | None]] = []
+        scored: list[Scored] = []
         for hit in hits:
             chunk = hit.chunk
             sentences = sentence_rows.get(chunk.chunk_id)
@@ -159,6 +163,7 @@ class SentenceReranker:
             chunk_cos = float(_unit(chunk_vec) @ query_vector)
             best_row: int | None = None
             best_cos = chunk_cos
+            unit_scores: tuple[float, ...] = ()
             if sentences is not None and sentences.ndim == 2 and len(sentences):
                 if len(sentences) != max(len(chunk.sentences), 1):
                     log.warning(
@@ -175,10 +180,12 @@ class SentenceReranker:
                     choice = sims + self.code_weight * np.asarray(cover, dtype=np.float32)
                 best_row = int(np.argmax(choice))
                 best_cos = float(sims[best_row])
+                if len(sentences) == len(chunk.sentences):
+                    unit_scores = tuple(round(float(x), 4) for x in sims)
             score = self.sentence_weight * best_cos + (1.0 - self.sentence_weight) * chunk_cos
             if codes:
                 score += self.code_weight * code_coverage(codes, f"{chunk.heading}\n{chunk.text}")
-            scored.append((hit, score, _best_sentence(chunk, best_row)))
+            scored.append((hit, score, _best_sentence(chunk, best_row), unit_scores))
         return ranked(scored)
 
 
@@ -259,15 +266,18 @@ class CrossEncoderReranker:
                 owners.append(i)
         sentence_scores = self._predict(pairs)
         best: dict[int, tuple[float, str]] = {}
+        per_unit: dict[int, list[float]] = {}
         for owner, pair, score in zip(owners, pairs, sentence_scores, strict=True):
+            per_unit.setdefault(owner, []).append(float(score))
             if owner not in best or float(score) > best[owner][0]:
                 best[owner] = (float(score), pair[1])
-        scored: list[tuple[Hit, float, str | None]] = []
+        scored: list[Scored] = []
         for i, hit in enumerate(hits):
             best_sentence: str | None = None
             if i in best:
                 best_sentence = best[i][1]
             elif i in read_closely and not hit.chunk.sentences:
                 best_sentence = hit.chunk.text
-            scored.append((hit, float(chunk_scores[i]), best_sentence))
+            units = tuple(round(x, 4) for x in per_unit.get(i, ()))
+            scored.append((hit, float(chunk_scores[i]), best_sentence, units))
         return ranked(scored)

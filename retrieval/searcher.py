@@ -26,6 +26,7 @@ from docent.contracts import Chunk, Embedder, Hit, Principal
 from docent.db.state import index_version
 from docent.errors import InvalidInput
 from ingest.vector_store import QdrantIndex
+from docent.versions import version_request
 from retrieval.cut import cut, supersession_order
 from retrieval.errors import EmptyQuery
 from retrieval.fusion import rrf
@@ -206,7 +207,8 @@ class Searcher:
         with clock.stage("rerank"):
             reranked = self.reranker.rerank(text, candidates)
         with clock.stage("cut"):
-            ordered = supersession_order([h for h in reranked if allowed(h.chunk)])
+            readable = [h for h in reranked if allowed(h.chunk)]
+            ordered = supersession_order(readable, version_request(text))
             kept, dropped = cut(ordered, threshold, top_k)
 
         stages = {

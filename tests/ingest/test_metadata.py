@@ -69,7 +69,7 @@ def test_doc_id_is_stable_and_distinct() -> None:
 
 def test_sample_manifest_reads_every_row() -> None:
     rows = read_manifest(SAMPLE / "MANIFEST.csv")
-    assert len(rows) == 26
+    assert len(rows) == 27
     old = rows["pricing-2023.md"]
     assert (old.superseded_by, old.access_level, old.owner) == ("pricing.md", "public", "Revenue")
     assert rows["litigation-hold.md"].groups == "legal"

@@ -1,0 +1,75 @@
+"""Questions about a past version of a policy ("under the 2022 policy", "the old rule",
+"before March 2024"), shared by retrieval (which then keeps the named version's chunks in
+view) and the answerer (which then answers from that version, marked superseded, with the
+current rule beside it). Without such a request, superseded text is never the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from docent.contracts import Chunk
+
+_YEAR = re.compile(r"\b(19[89]\d|20\d\d)\b")
+_OLDER = re.compile(
+    r"\b(old|older|previous|prior|former|earlier|original|last year's|outdated|superseded|"
+    r"archived|used to|was it|were they|before the (change|update|new))\b",
+    re.IGNORECASE,
+)
+_BEFORE = re.compile(
+    r"\bbefore\s+(?:(?:january|february|march|april|may|june|july|august|september|october|"
+    r"november|december)\s+)?(19[89]\d|20\d\d)\b",
+    re.IGNORECASE,
+)
+_VERSIONISH = re.compile(
+    r"\b(policy|policies|version|rules?|terms|statement|guidelines?|handbook|pricing|prices?|"
+    r"plan|plans|in|under|from|of|back|was|were)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class VersionRequest:
+    """``year``: a year the question names; ``before``: the version in force before that
+    year; ``older``: the question asks for an earlier version without naming one."""
+
+    year: int | None = None
+    before: int | None = None
+    older: bool = False
+
+
+def version_request(question: str) -> VersionRequest | None:
+    """The past version a question asks about, or None for the ordinary (current) question."""
+    before = _BEFORE.search(question)
+    if before:
+        return VersionRequest(before=int(before.group(1)), older=True)
+    years = [int(y) for y in _YEAR.findall(question)]
+    older = bool(_OLDER.search(question))
+    if years and _VERSIONISH.search(question):
+        return VersionRequest(year=years[0], older=older)
+    if older:
+        return VersionRequest(older=True)
+    return None
+
+
+def names_version(
+    request: VersionRequest, chunk: Chunk, successor_effective: date | None = None
+) -> bool:
+    """Is ``chunk`` from the superseded version the request names? Only superseded chunks
+    qualify: a current document of the named year is simply the current answer. A year
+    names the version in force that year: the one whose name holds the year, or whose
+    effective date is at or before it while its successor's (when known) is after it."""
+    if chunk.status != "superseded":
+        return False
+    effective: date | None = chunk.effective_date
+    if request.year is not None:
+        if str(request.year) in f"{chunk.source} {chunk.title or ''}":
+            return True
+        if effective is None or effective.year > request.year:
+            return False
+        return successor_effective is None or successor_effective.year > request.year
+    if request.before is not None:
+        return effective is None or effective.year < request.before
+    return request.older

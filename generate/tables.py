@@ -1,0 +1,103 @@
+"""Markdown pipe tables inside a block: rows with their header, a row read as
+"Header: value; …", and the row a superlative picks ("the fastest charger" → the row with
+the largest value in the column that speaks of speed or power)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from decimal import Decimal, InvalidOperation
+
+from generate.answer_types import Superlative
+from generate.text import content_words
+
+_TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?$")
+_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+
+
+def table_rows(text: str) -> tuple[str, list[str]] | None:
+    """``(header, rows)`` of a Markdown pipe table, or None when ``text`` is not one. The
+    header keeps its rule line (``|---|---|``) when the table has one, so a quote of header
+    and rows is still a Markdown table."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    piped = [line for line in lines if line.startswith("|") or line.count("|") >= 2]
+    if len(piped) < 2:
+        return None
+    body = [line for line in piped if not _TABLE_RULE.match(line)]
+    rules = [line for line in piped if _TABLE_RULE.match(line)]
+    if len(body) < 2:
+        return None
+    header = f"{body[0]}\n{rules[0]}" if rules else body[0]
+    return header, body[1:]
+
+
+def cells(row: str) -> list[str]:
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
+
+
+def row_reading(header: str, row: str) -> str:
+    """A row as "Header: value; …" (empty cells left out)."""
+    names = cells(header.splitlines()[0])
+    values = cells(row)
+    return "; ".join(f"{n}: {v}" for n, v in zip(names, values, strict=False) if v)
+
+
+def cell_value(cell: str) -> Decimal | None:
+    """The first number in a cell ("50 kW" → 50, "€1,200" → 1200), or None."""
+    match = _NUMBER.search(cell)
+    if not match:
+        return None
+    try:
+        return Decimal(match.group(0).replace(",", ""))
+    except InvalidOperation:
+        return None
+
+
+def superlative_column(
+    header: str, rows: Sequence[str], superlative: Superlative, question: str
+) -> int | None:
+    """The column a superlative ranks by: a numeric column whose header holds one of the
+    superlative's hint words, else one sharing a word with the question, else the only
+    numeric column. None when no column qualifies or the choice is not clear."""
+    names = cells(header.splitlines()[0])
+    numeric = [
+        i
+        for i in range(len(names))
+        if sum(
+            cell_value(cells(r)[i]) is not None for r in rows if i < len(cells(r))
+        )
+        >= max(2, len(rows) // 2)
+    ]
+    if not numeric:
+        return None
+    hinted = [
+        i for i in numeric if any(h in names[i].lower() for h in superlative.hints)
+    ]
+    if len(hinted) >= 1:
+        return hinted[0]
+    asked = content_words(question)
+    shared = [i for i in numeric if content_words(names[i]) & asked]
+    if len(shared) == 1:
+        return shared[0]
+    return numeric[0] if len(numeric) == 1 else None
+
+
+def superlative_row(
+    header: str, rows: Sequence[str], superlative: Superlative, question: str
+) -> int | None:
+    """The index of the row a superlative picks, or None when no column qualifies or two
+    rows tie at the top."""
+    column = superlative_column(header, rows, superlative, question)
+    if column is None:
+        return None
+    values = [
+        (cell_value(cells(r)[column]) if column < len(cells(r)) else None, i)
+        for i, r in enumerate(rows)
+    ]
+    present = [(v, i) for v, i in values if v is not None]
+    if not present:
+        return None
+    pick = max if superlative.direction == "max" else min
+    best = pick(v for v, _ in present)
+    winners = [i for v, i in present if v == best]
+    return winners[0] if len(winners) == 1 else None

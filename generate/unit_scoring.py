@@ -1,0 +1,183 @@
+"""How the extractive answerer scores each quotable unit of a block.
+
+A unit is a sentence, a list item, or a table row read with its header. Its score is one
+documented linear function of six signals:
+
+    score = semantic · s  +  block · b  +  lexical · c  +  fit · t  +  title · d  −  meta · m  −  0.01 · (rank − 1)
+
+- ``s``: the cosine between the question and the unit, from the sentence vectors ingest
+  stored (recorded on the hit by the reranker as ``unit_scores``); without them, the hit's
+  own relevance (less a little for a unit that is not the reranker's best sentence);
+- ``b``: the block's rerank score (how well the whole passage matches);
+- ``c``: lexical coverage — the share of the question's content words the unit holds (a
+  table row's header words count as its own; heading-path words count half);
+- ``t``: ``answer_types.type_fit`` — does the unit carry what the question asks for (a
+  number of days for "how many days", a rule for a yes/no question);
+- ``d``: the share of the question's subject words in the document's title (the
+  Severance Guidelines answer "what is the severance policy", not a plan that mentions it);
+- ``m``: 1 for a sentence about the document itself ("This policy sets out …"), which
+  describes a policy without stating any of it.
+
+A unit answers when its score reaches ``Weights.min_score``. The weights and the threshold
+were set on the dev split of ``evals/cases/`` only, by ``docent eval sweep-answerer``
+(``evals/reports/answerer_sweep.md``); the test split is reported, never tuned on.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from docent.contracts import Hit
+from generate.answer_types import Expectation, type_fit
+from generate.tables import table_rows
+from generate.text import best_overlap_sentence, chunk_sentences, content_words, split_sentences
+
+_META = re.compile(
+    r"^(this|these|the following|our) (policy|policies|guidelines?|document|page|handbook|"
+    r"section|statement|guide|procedure|standard)\b|\b(this|these) (policy|guidelines?|"
+    r"document|handbook) (sets? out|describes?|explains?|applies|covers?|lists?|is|are)\b",
+    re.IGNORECASE,
+)
+
+
+# Words that name the kind of document, not its subject: "the severance policy" is about
+# severance, whatever the document calls itself.
+GENERIC_WORDS = frozenset(
+    content_words("policy policies rule rules guideline guidelines handbook document procedure")
+)
+
+
+@dataclass(frozen=True)
+class Weights:
+    semantic: float = 1.0
+    block: float = 0.5
+    lexical: float = 0.3
+    fit: float = 0.5
+    title: float = 0.2
+    meta: float = 0.3
+    min_score: float = 0.95
+
+    def __post_init__(self) -> None:
+        if min(self.semantic, self.block, self.lexical, self.fit, self.title, self.meta) < 0:
+            raise ValueError("answerer weights must be >= 0")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One quotable piece of a block: a sentence, list item, or a table row with its header."""
+
+    hit: Hit
+    text: str
+    context: str  # heading path (and title)
+    index: int  # position among the block's units
+    header: str | None = None  # the table header (with its rule line) for a row
+
+
+@dataclass(frozen=True)
+class Scored:
+    unit: Unit
+    score: float
+    semantic: float
+    coverage: float
+    fit: float
+    own: frozenset[str] = frozenset()
+
+
+def units_of(hit: Hit) -> list[Unit]:
+    chunk = hit.chunk
+    heading = " ".join([*chunk.heading_path, chunk.title or ""])
+    table = table_rows(chunk.text) if chunk.kind == "table" or "|" in chunk.text else None
+    if table is None:
+        return [Unit(hit, s, heading, n) for n, s in enumerate(chunk_sentences(chunk))]
+    header, rows = table
+    units = [Unit(hit, row, heading, n, header) for n, row in enumerate(rows)]
+    prose = "\n".join(line for line in chunk.text.splitlines() if line.strip() and "|" not in line)
+    for sentence in split_sentences(prose) if prose.strip() else ():
+        units.append(Unit(hit, sentence, heading, len(units)))
+    return units
+
+
+def relevance(hit: Hit) -> float:
+    value = hit.rerank_score if hit.rerank_score is not None else hit.score
+    return max(min(value, 1.0), 0.0)
+
+
+def semantic(unit: Unit) -> float:
+    """The question–unit cosine the reranker recorded; rows are found among the stored
+    units by their words (ingest stores a row as "Header: value; …")."""
+    hit = unit.hit
+    sentences = hit.chunk.sentences
+    if hit.unit_scores and len(hit.unit_scores) == len(sentences):
+        scores = dict(zip(sentences, hit.unit_scores, strict=True))
+        if unit.text in scores:
+            return scores[unit.text]
+        match = best_overlap_sentence(sentences, f"{unit.header or ''} {unit.text}")
+        if match is not None and content_words(match) & content_words(unit.text):
+            return scores[match]
+    base = relevance(hit)
+    best = hit.best_sentence
+    return base if best and best.strip() == unit.text.strip() else base - 0.05
+
+
+def is_meta(text: str) -> bool:
+    return bool(_META.search(text))
+
+
+@dataclass(frozen=True)
+class Features:
+    """The signals of one unit, each a number; ``score`` weighs them."""
+
+    semantic: float
+    block: float
+    lexical: float
+    fit: float
+    title: float
+    meta: float
+    rank: int
+
+    def vector(self) -> tuple[float, ...]:
+        return (self.semantic, self.block, self.lexical, self.fit, self.title, self.meta)
+
+
+def features(unit: Unit, words: set[str], expectation: Expectation) -> tuple[Features, frozenset[str]]:
+    """The unit's signals, and the question words it holds itself."""
+    # A table row means "header: value", so its header words are its own words.
+    own = words & content_words(f"{unit.header or ''} {unit.text}")
+    context_only = (words & content_words(unit.context)) - own
+    coverage = (len(own) + 0.5 * len(context_only)) / len(words) if words else 0.0
+    body = f"{unit.header.splitlines()[0] if unit.header else ''} {unit.text}"
+    chunk = unit.hit.chunk
+    topic = words - GENERIC_WORDS
+    named = content_words(chunk.title or (chunk.heading_path[0] if chunk.heading_path else ""))
+    return (
+        Features(
+            semantic=semantic(unit),
+            block=relevance(unit.hit),
+            lexical=coverage,
+            fit=type_fit(expectation, body),
+            title=len(topic & named) / len(topic) if topic else 0.0,
+            meta=1.0 if unit.header is None and is_meta(unit.text) else 0.0,
+            rank=unit.hit.rank,
+        ),
+        frozenset(own),
+    )
+
+
+def weigh(f: Features, weights: Weights) -> float:
+    return (
+        weights.semantic * f.semantic
+        + weights.block * f.block
+        + weights.lexical * f.lexical
+        + weights.fit * f.fit
+        + weights.title * f.title
+        - weights.meta * f.meta
+        - 0.01 * (f.rank - 1)
+    )
+
+
+def score_unit(
+    unit: Unit, words: set[str], expectation: Expectation, weights: Weights
+) -> Scored:
+    f, own = features(unit, words, expectation)
+    return Scored(unit, weigh(f, weights), f.semantic, f.lexical, f.fit, own)
