@@ -95,12 +95,16 @@ def main(argv: list[str] | None = None) -> int:
             (out / "baseline.md").write_text(report, encoding="utf-8")
             say("wrote baseline report")
 
-            graded = sweep_cases(services, cases, parse_thresholds(args.thresholds))
+            # The threshold is chosen on the dev split only (all cases when the file has none).
+            tuning = [c for c in cases if c.split == "dev"] or cases
+            graded = sweep_cases(services, tuning, parse_thresholds(args.thresholds))
             points = rows_by_threshold(graded)
             chosen = choose_threshold(points, args.max_false_abstention)
             plot_operating_points(points, out / "sweep.png", chosen.threshold)
             sweep_text = (
-                f"# Threshold sweep\n\n{len(cases)} cases, index_version "
+                f"# Threshold sweep\n\n{len(tuning)} cases"
+                + (" (the dev split)" if tuning is not cases else "")
+                + ", index_version "
                 f"{meta['index_version']}, backend {settings.generator}, top_k {settings.top_k}; "
                 "chosen by the lowest wrong-and-confident rate among thresholds whose "
                 "false-abstention rate is "

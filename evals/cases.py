@@ -8,12 +8,17 @@ One case per line::
 
 Optional fields: ``groups`` (the asker's groups), ``forbidden`` (substrings that must
 appear nowhere in the output — permission cases), ``stale`` (superseded figures an answer
-must not give), ``readings`` (ambiguous cases: a substring of each reading). Unknown
-fields are ignored, so a case file can carry notes.
+must not give), ``readings`` (ambiguous cases: a substring of each reading), and three that
+let a case file measure wording and overfitting: ``fact`` (an id shared by every phrasing of
+one fact), ``phrasing`` (``doc``: the document's own words, ``paraphrase``: other words,
+``scenario``: an employee's situation or yes/no question) and ``split`` (``dev``: tune on it,
+``test``: report it; assigned per fact, see ``assign_split``). Unknown fields are ignored,
+so a case file can carry notes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
@@ -23,8 +28,10 @@ from typing import Any
 
 from evals.errors import CaseFileError
 
-MUST_ANSWER = frozenset({"answerable", "superseded", "permission_allowed"})
-"""Strata whose right outcome is an answer that contains every ``expect`` substring."""
+MUST_ANSWER = frozenset({"answerable", "superseded", "past_version", "permission_allowed"})
+"""Strata whose right outcome is an answer that contains every ``expect`` substring.
+``past_version`` asks for an older version by name or date ("under the 2022 policy"): its
+``expect`` holds the old version's value."""
 
 MUST_ABSTAIN = frozenset({"out_of_corpus", "permission", "unretrieved"})
 """Strata whose right outcome is any non-answer (insufficient evidence, ambiguous, declined)."""
@@ -36,6 +43,7 @@ the case's ``readings``; an answer that picks one reading is wrong-and-confident
 STRATA = (
     "answerable",
     "superseded",
+    "past_version",
     "permission_allowed",
     "out_of_corpus",
     "permission",
@@ -43,6 +51,15 @@ STRATA = (
     "ambiguous",
 )
 UNRETRIEVED_SUFFIX = "~unretrieved"
+PHRASINGS = ("doc", "paraphrase", "scenario")
+SPLITS = ("dev", "test")
+
+
+def assign_split(fact: str) -> str:
+    """``dev`` or ``test`` for a fact id, from its SHA-256 alone: every phrasing of a fact lands
+    on the same side, and adding facts never moves an existing one (no test case can drift
+    into the split that was tuned on)."""
+    return "dev" if hashlib.sha256(fact.encode("utf-8")).digest()[0] < 128 else "test"
 
 
 @dataclass(frozen=True)
@@ -95,6 +112,9 @@ class Case:
     stale: tuple[str, ...] = ()
     groups: tuple[str, ...] = ()
     readings: tuple[str, ...] = ()
+    fact: str | None = None
+    phrasing: str | None = None
+    split: str | None = None
     # Set only on derived ``unretrieved`` cases: chunks the searcher must not return.
     exclude_chunk_ids: tuple[str, ...] = ()
     derived_from: str | None = None
@@ -133,7 +153,35 @@ def load_cases(path: Path, levels: Sequence[str] | None = None) -> list[Case]:
         cases.append(case)
     if not cases:
         raise CaseFileError(f"{path}: no cases in the file")
+    _check_split_by_fact(path, cases)
     return cases
+
+
+def select_split(cases: Sequence[Case], split: str | None) -> list[Case]:
+    """The cases of one split (all of them when ``split`` is None)."""
+    if split is None:
+        return list(cases)
+    if split not in SPLITS:
+        raise CaseFileError(f"split {split!r} is not one of {', '.join(SPLITS)}")
+    chosen = [c for c in cases if c.split == split]
+    if not chosen:
+        raise CaseFileError(f"no case in the {split} split (cases need a 'split' field)")
+    return chosen
+
+
+def _check_split_by_fact(path: Path, cases: Sequence[Case]) -> None:
+    """Every phrasing of a fact on one side: a fact on both sides would let tuning on dev
+    see test questions."""
+    sides: dict[str, str] = {}
+    for case in cases:
+        if case.fact is None or case.split is None:
+            continue
+        first = sides.setdefault(case.fact, case.split)
+        if first != case.split:
+            raise CaseFileError(
+                f"{path}: fact {case.fact!r} is in both the {first} and the {case.split} split "
+                f"(case {case.qid!r}); split by fact"
+            )
 
 
 def parse_case(obj: Any, where: str, levels: Sequence[str] | None = None) -> Case:
@@ -162,6 +210,11 @@ def parse_case(obj: Any, where: str, levels: Sequence[str] | None = None) -> Cas
             gold.append(GoldRef.parse(item))
         except ValueError as exc:
             raise CaseFileError(f"{where}: field 'gold': {exc}") from exc
+    phrasing = _choice(obj, "phrasing", PHRASINGS, where)
+    split = _choice(obj, "split", SPLITS, where)
+    fact = _optional_text(obj, "fact", where)
+    if split is not None and fact is None:
+        raise CaseFileError(f"{where}: field 'split': a split is assigned per fact; add 'fact'")
     return Case(
         qid=qid,
         q=_text(obj, "q", where),
@@ -173,7 +226,23 @@ def parse_case(obj: Any, where: str, levels: Sequence[str] | None = None) -> Cas
         stale=_texts(obj, "stale", where),
         groups=_texts(obj, "groups", where),
         readings=_texts(obj, "readings", where),
+        fact=fact,
+        phrasing=phrasing,
+        split=split,
     )
+
+
+def _optional_text(obj: Mapping[str, Any], name: str, where: str) -> str | None:
+    return _text(obj, name, where) if obj.get(name) is not None else None
+
+
+def _choice(obj: Mapping[str, Any], name: str, allowed: Sequence[str], where: str) -> str | None:
+    value = _optional_text(obj, name, where)
+    if value is not None and value not in allowed:
+        raise CaseFileError(
+            f"{where}: field {name!r}: {value!r} is not one of {', '.join(allowed)}"
+        )
+    return value
 
 
 def _text(obj: Mapping[str, Any], name: str, where: str) -> str:

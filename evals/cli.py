@@ -19,6 +19,13 @@ T = TypeVar("T")
 CasesArg = Annotated[
     Path, typer.Argument(help="JSONL case file ({qid, q, expect, gold, stratum, user_access}).")
 ]
+SplitOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--split",
+        help="Only the cases of this split (dev or test; the case file's 'split' field).",
+    ),
+]
 ThresholdOpt = Annotated[
     float | None,
     typer.Option("--threshold", help="Relevance threshold for this run (default: the setting)."),
@@ -65,10 +72,10 @@ def _services(backend: str | None = None) -> Iterator[tuple[Settings, Services]]
         raise typer.Exit(1) from None
 
 
-def _load(cases_file: Path, settings: Settings) -> list[Case]:
-    from evals.cases import load_cases
+def _load(cases_file: Path, settings: Settings, split: str | None = None) -> list[Case]:
+    from evals.cases import load_cases, select_split
 
-    return load_cases(cases_file, settings.access_levels)
+    return select_split(load_cases(cases_file, settings.access_levels), split)
 
 
 def register(app: typer.Typer) -> None:
@@ -94,6 +101,7 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option("--report", help="Also write the report (Markdown) here.")
         ] = None,
         quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
+        split: SplitOpt = None,
     ) -> None:
         """Run the whole chain per case, write one result line per case and print the report."""
         from evals.report import build_report
@@ -101,7 +109,7 @@ def register(app: typer.Typer) -> None:
         from evals.runner import chunk_refs, run_cases, run_config, run_meta, with_unretrieved
 
         with _services(backend) as (settings, services):
-            cases = _load(cases_file, settings)
+            cases = _load(cases_file, settings, split)
             if unretrieved:
                 cases = with_unretrieved(cases, chunk_refs(services))
             rows = run_cases(services, cases, threshold=threshold, progress=_progress(quiet))
@@ -169,6 +177,7 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option(help="Add the derived unretrieved stratum.")
         ] = True,
         quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
+        split: SplitOpt = None,
     ) -> None:
         """Vary the relevance threshold: the operating-point table, a chosen threshold, a plot.
         One retrieval per case; each threshold re-runs only the cut, gate and generator."""
@@ -186,7 +195,7 @@ def register(app: typer.Typer) -> None:
         except ValueError as exc:
             raise typer.BadParameter(str(exc), param_hint="--thresholds") from None
         with _services() as (settings, services):
-            cases = _load(cases_file, settings)
+            cases = _load(cases_file, settings, split)
             if unretrieved:
                 cases = with_unretrieved(cases, chunk_refs(services))
             graded = sweep_cases(services, cases, values, progress=_progress(quiet))
@@ -219,13 +228,14 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option("--out", help="Also write the table (Markdown) here.")
         ] = None,
         quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
+        split: SplitOpt = None,
     ) -> None:
         """recall@k and MRR per retrieval stage (BM25, vector, fused, fused + rerank)."""
         from evals.report import retrieval_stage_table
         from evals.runner import retrieval_rankings
 
         with _services() as (settings, services):
-            cases = _load(cases_file, settings)
+            cases = _load(cases_file, settings, split)
             rankings = retrieval_rankings(services, cases, progress=_progress(quiet))
             version = services.searcher.current_version()
         text = (

@@ -3,6 +3,7 @@
 The three columns (every case lands in exactly one):
 
 - **correct** — the outcome the stratum asks for. Must-answer strata (answerable, superseded,
+  past_version — whose ``expect`` holds the named old version's value — and
   permission_allowed): ``answered``, the answer contains every ``expect`` substring
   (case-insensitive, whitespace-normalised) and, when the case lists ``stale`` figures,
   none of them. Must-abstain strata (out_of_corpus, permission, unretrieved):

@@ -19,6 +19,7 @@ from evals.metrics import (
     retrieval_scores,
     tally,
 )
+from evals.split_report import split_section
 
 
 def ranked_of(row: Mapping[str, Any], key: str = "ranked") -> list[tuple[str, list[str]]]:
@@ -69,6 +70,8 @@ def build_report(
         "",
     ]
     lines += outcome_table(tally((str(r["stratum"]), r["grade"]["column"]) for r in rows))
+    if by_split := split_section(rows, cases):
+        lines += ["", *by_split]
 
     rates = abstention_rates((str(r["stratum"]), str(r.get("outcome"))) for r in rows)
     lines += [

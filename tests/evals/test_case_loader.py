@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from evals.cases import ChunkRef, GoldRef, derive_unretrieved, load_cases, unmatched_gold
+from evals.cases import (
+    ChunkRef,
+    GoldRef,
+    derive_unretrieved,
+    load_cases,
+    select_split,
+    unmatched_gold,
+)
 from evals.errors import CaseFileError
 
 GOOD = {
@@ -65,6 +72,19 @@ def test_loads_a_good_file_ignoring_unknown_fields_and_blank_lines(tmp_path: Pat
         ({**GOOD, "qid": "x", "gold": ["a.md#A >  > B"]}, "line 2: field 'gold'"),
         ({**GOOD, "qid": "x", "user_access": "boss"}, "line 2: field 'user_access': 'boss'"),
         (GOOD, "line 2: field 'qid': 'pto-1' repeats line 1"),
+        (
+            {**GOOD, "qid": "x", "fact": "f", "phrasing": "slang"},
+            "line 2: field 'phrasing': 'slang' is not one of doc, paraphrase, scenario",
+        ),
+        (
+            {**GOOD, "qid": "x", "fact": "f", "split": "train"},
+            "line 2: field 'split': 'train' is not one of dev, test",
+        ),
+        (
+            {**GOOD, "qid": "x", "split": "dev"},
+            "line 2: field 'split': a split is assigned per fact",
+        ),
+        ({**GOOD, "qid": "x", "fact": ""}, "line 2: field 'fact' must be a non-empty string"),
     ],
 )
 def test_a_bad_line_is_named_with_its_field_and_reason(
@@ -81,6 +101,41 @@ def test_empty_and_missing_files_are_errors(tmp_path: Path) -> None:
         load_cases(write(tmp_path, ""))
     with pytest.raises(CaseFileError, match="cannot read"):
         load_cases(tmp_path / "absent.jsonl")
+
+
+def test_fact_phrasing_and_split_are_read_and_optional(tmp_path: Path) -> None:
+    tagged = {**GOOD, "qid": "t", "fact": "leave", "phrasing": "scenario", "split": "test"}
+    plain, case = load_cases(write(tmp_path, GOOD, tagged))
+    assert (plain.fact, plain.phrasing, plain.split) == (None, None, None)
+    assert (case.fact, case.phrasing, case.split) == ("leave", "scenario", "test")
+
+
+def test_a_fact_on_both_sides_of_the_split_is_refused(tmp_path: Path) -> None:
+    dev = {**GOOD, "fact": "leave", "split": "dev"}
+    test = {**GOOD, "qid": "pto-2", "fact": "leave", "split": "test"}
+    with pytest.raises(CaseFileError, match="fact 'leave' is in both the dev and the test split"):
+        load_cases(write(tmp_path, dev, test))
+
+
+def test_select_split_keeps_one_side_or_everything(tmp_path: Path) -> None:
+    dev = {**GOOD, "fact": "leave", "split": "dev"}
+    test = {**GOOD, "qid": "pto-2", "fact": "pay", "split": "test"}
+    cases = load_cases(write(tmp_path, dev, test))
+    assert [c.qid for c in select_split(cases, "test")] == ["pto-2"]
+    assert select_split(cases, None) == cases
+    with pytest.raises(CaseFileError, match="'train' is not one of dev, test"):
+        select_split(cases, "train")
+    untagged = load_cases(write(tmp_path, GOOD))
+    with pytest.raises(CaseFileError, match="no case in the dev split"):
+        select_split(untagged, "dev")
+
+
+def test_a_past_version_case_must_answer_with_the_old_value(tmp_path: Path) -> None:
+    old = {**GOOD, "stratum": "past_version", "gold": ["leave-2022.md#Leave"]}
+    (case,) = load_cases(write(tmp_path, old))
+    assert case.must_answer
+    with pytest.raises(CaseFileError, match="a past_version case needs at least one expected"):
+        load_cases(write(tmp_path, {**old, "expect": []}))
 
 
 CHUNKS = [
