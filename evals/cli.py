@@ -1,4 +1,4 @@
-"""Commands this package adds to ``docent``: ``eval run | report | diff | sweep | retrieval``."""
+"""Commands this package adds to ``docent``: ``eval run | report | diff | sweep | fit-answerer | retrieval``."""
 
 from __future__ import annotations
 
@@ -216,6 +216,61 @@ def register(app: typer.Typer) -> None:
         )
         if plot is not None:
             plot_operating_points(points, plot, chosen.threshold)
+        if out is not None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text + "\n", encoding="utf-8")
+        typer.echo(("\n" if not quiet else "") + text)
+
+    @eval_app.command("fit-answerer")
+    def fit_answerer(
+        cases_file: CasesArg,
+        split: Annotated[
+            str, typer.Option("--split", help="The split to fit on (never the test split).")
+        ] = "dev",
+        wrong_cost: Annotated[
+            float,
+            typer.Option(help="How many abstentions one wrong-and-confident answer costs."),
+        ] = 3.0,
+        out: Annotated[
+            Path | None, typer.Option("--out", help="Also write the report (Markdown) here.")
+        ] = None,
+        quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
+    ) -> None:
+        """Fit the extractive answerer's unit weights and sweep its min_score on one split."""
+        from dataclasses import replace
+
+        from evals.answerer_fit import (
+            as_weights,
+            case_units,
+            choose_min_score,
+            fit_conditional_logit,
+            fit_report,
+            min_score_grid,
+            sweep_min_score,
+            top1_accuracy,
+        )
+
+        if split == "test":
+            raise typer.BadParameter("fit on dev; the test split is only reported", "--split")
+        with _services() as (settings, services):
+            cases = _load(cases_file, settings, split)
+            data = case_units(services, cases)
+            vector = fit_conditional_logit(data)
+            weights = as_weights(vector, 0.0)
+            graded = sweep_min_score(
+                services, cases, weights, min_score_grid(data, weights), _progress(quiet)
+            )
+            version = services.searcher.current_version()
+        weights = replace(weights, min_score=choose_min_score(graded, wrong_cost))
+        text = fit_report(
+            weights,
+            top1_accuracy(data, vector),
+            graded,
+            wrong_cost,
+            f"Answerer fit on the {split} split of {cases_file.name}: {len(cases)} cases "
+            f"(index_version {version}, top_k {settings.top_k}, relevance threshold "
+            f"{settings.relevance_threshold})",
+        )
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text + "\n", encoding="utf-8")

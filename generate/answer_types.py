@@ -24,8 +24,7 @@ from generate.text import stem
 Kind = Literal["quantity", "money", "duration", "date", "yesno", "who", "where", "howto", "other"]
 
 TIME_UNITS = frozenset(
-    "minute hour day week month year night"
-    " minutes hours days weeks months years nights".split()
+    "minute hour day week month year night minutes hours days weeks months years nights".split()
 )
 TIME_UNITS_STEMS = frozenset(stem(u) for u in TIME_UNITS)
 _NUMBER_WORD = (

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from docent.contracts import Ambiguous, Hit, InsufficientEvidence, Outcome
+from docent.contracts import Ambiguous, Answered, Hit, InsufficientEvidence, Outcome
 from docent.versions import VersionRequest, names_version, version_request
 from generate.answer_types import Expectation, expect, wants_figure
 from generate.figures import answer_figures
@@ -47,31 +48,31 @@ MAX_LIST_ITEMS = 4
 SHORT_BLOCK_UNITS = 4  # a block this short is read whole around its best unit
 
 
+@dataclass(frozen=True)
+class Asked:
+    """The question as the scoring reads it."""
+
+    question: str
+    words: set[str]
+    expectation: Expectation
+
+
 class ExtractiveGenerator:
     backend = "extractive"
 
-    def __init__(
-        self,
-        *,
-        weights: Weights | None = None,
-        second_margin: float = 0.05,
-        model: str = "extractive-v2",
-    ) -> None:
-        if second_margin < 0:
-            raise ValueError(f"second_margin must be >= 0, got {second_margin}")
+    def __init__(self, *, weights: Weights | None = None, model: str = "extractive-v2") -> None:
         self.weights = weights or Weights()
-        self.second_margin = second_margin
         self.model = model
 
     def generate(self, prompt: RenderedPrompt, hits: Sequence[Hit]) -> Generation:
         question = prompt.question
-        expectation = expect(question)
-        words = content_words(question)
+        asked = Asked(question, content_words(question), expect(question))
+        expectation = asked.expectation
         ordered = sorted(hits, key=lambda h: h.rank)
         considered: list[Scored] = []
         request = version_request(question)
         if request is not None:
-            outcome = self._past_version(request, question, expectation, words, ordered)
+            outcome = self._past_version(request, asked, ordered)
             if outcome is not None:
                 return Generation(outcome, _raw(outcome, considered), self.model)
         successors = {hit.chunk.source for hit in hits if hit.chunk.status != "superseded"}
@@ -81,18 +82,19 @@ class ExtractiveGenerator:
             if not (hit.chunk.status == "superseded" and hit.chunk.superseded_by in successors)
         ]
         for tier in TIERS:
-            scored = self._score([h for h in eligible if _tier(h) == tier], words, expectation)
+            scored = self._score([h for h in eligible if _tier(h) == tier], asked)
             considered += scored
             best = self._best(scored, expectation)
             if best is not None:
                 outcome = self._answer(best, scored, hits, expectation, question)
+                outcome = self._with_runner_up(outcome, best, scored, hits)
                 return Generation(outcome, _raw(outcome, considered), self.model)
         abstain = InsufficientEvidence(NOT_FOUND)
         return Generation(abstain, _raw(abstain, considered), self.model)
 
-    def _score(self, hits: Sequence[Hit], words: set[str], expectation: Expectation) -> list[Scored]:
+    def _score(self, hits: Sequence[Hit], asked: Asked) -> list[Scored]:
         return [
-            score_unit(unit, words, expectation, self.weights)
+            score_unit(unit, asked.words, asked.expectation, self.weights)
             for hit in hits
             for unit in units_of(hit)
         ]
@@ -107,12 +109,7 @@ class ExtractiveGenerator:
         return max(answering, key=lambda s: s.score, default=None)
 
     def _past_version(
-        self,
-        request: VersionRequest,
-        question: str,
-        expectation: Expectation,
-        words: set[str],
-        hits: Sequence[Hit],
+        self, request: VersionRequest, asked: Asked, hits: Sequence[Hit]
     ) -> Outcome | None:
         """The answer from the superseded version the question names, with the current
         rule beside it; None when no hit is from such a version (answer as usual)."""
@@ -122,13 +119,13 @@ class ExtractiveGenerator:
             for h in hits
             if names_version(request, h.chunk, effective.get(h.chunk.superseded_by or ""))
         ]
-        old = self._best(self._score(old_hits, words, expectation), expectation)
+        old = self._best(self._score(old_hits, asked), asked.expectation)
         if old is None:
             return None
         successor = old.unit.hit.chunk.superseded_by
         now_hits = [h for h in hits if h.chunk.status == "current"]
         same_doc = [h for h in now_hits if h.chunk.source == successor]
-        now = self._best(self._score(same_doc or now_hits, words, expectation), expectation)
+        now = self._best(self._score(same_doc or now_hits, asked), asked.expectation)
         parts = [(old, "Under the superseded version")]
         if now is not None:
             parts.append((now, "The current version"))
@@ -136,7 +133,9 @@ class ExtractiveGenerator:
         quotes: list[tuple[str, str]] = []
         for scored, label in parts:
             chunk = scored.unit.hit.chunk
-            when = f" (effective {chunk.effective_date.isoformat()})" if chunk.effective_date else ""
+            when = (
+                f" (effective {chunk.effective_date.isoformat()})" if chunk.effective_date else ""
+            )
             text = _quote_text(scored)
             answer.append(f"{label}{when}: {_cite(text, chunk.chunk_id)}")
             quotes.append((chunk.chunk_id, text))
@@ -173,13 +172,36 @@ class ExtractiveGenerator:
         answer = " ".join(_cite(s.unit.text, cid) for s in picked)
         return answered(answer, [(cid, quote)], hits)
 
+    def _with_runner_up(
+        self, outcome: Outcome, best: Scored, scored: list[Scored], hits: Sequence[Hit]
+    ) -> Outcome:
+        """An answer, plus the best unit of another block when the scores cannot tell the two
+        apart (within ``other_block_margin``): both shown, each cited, the better first."""
+        if not isinstance(outcome, Answered):
+            return outcome
+        margin = self.weights.other_block_margin
+        others = [
+            s
+            for s in scored
+            if s.unit.hit is not best.unit.hit
+            and s.unit.header is None
+            and s.score >= max(best.score - margin, self.weights.min_score)
+            and not s.unit.text.rstrip().endswith(":")
+        ]
+        if not others:
+            return outcome
+        second = max(others, key=lambda s: s.score)
+        cid = second.unit.hit.chunk.chunk_id
+        quotes = [(c.id, c.quote) for c in outcome.citations] + [(cid, second.unit.text)]
+        return answered(f"{outcome.answer}\n{_cite(second.unit.text, cid)}", quotes, hits)
+
     def _companions(self, best: Scored, block: list[Scored]) -> list[Scored]:
-        """Units of the best unit's block that read with it: one within ``second_margin``
-        of its score, and in a short block the neighbours that share the question's words
-        (a rule and its exception, a limit and its condition)."""
+        """Units of the best unit's block that read with it: up to two within
+        ``same_block_margin`` of its score, and in a short block the neighbours that share
+        the question's words (a rule and its exception, a limit and its condition)."""
         sentences = [s for s in block if s.unit.header is None and s is not best]
-        close = [s for s in sentences if s.score >= best.score - self.second_margin]
-        chosen = {id(s): s for s in sorted(close, key=lambda s: -s.score)[:1]}
+        close = [s for s in sentences if s.score >= best.score - self.weights.same_block_margin]
+        chosen = {id(s): s for s in sorted(close, key=lambda s: -s.score)[:2]}
         if len(block) <= SHORT_BLOCK_UNITS:
             for s in sentences:
                 if (

@@ -63,16 +63,12 @@ def superlative_column(
     numeric = [
         i
         for i in range(len(names))
-        if sum(
-            cell_value(cells(r)[i]) is not None for r in rows if i < len(cells(r))
-        )
+        if sum(cell_value(cells(r)[i]) is not None for r in rows if i < len(cells(r)))
         >= max(2, len(rows) // 2)
     ]
     if not numeric:
         return None
-    hinted = [
-        i for i in numeric if any(h in names[i].lower() for h in superlative.hints)
-    ]
+    hinted = [i for i in numeric if any(h in names[i].lower() for h in superlative.hints)]
     if len(hinted) >= 1:
         return hinted[0]
     asked = content_words(question)

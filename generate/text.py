@@ -66,9 +66,7 @@ def content_words(text: str) -> set[str]:
 def split_sentences(text: str) -> tuple[str, ...]:
     """Sentences of ``text``: paragraphs and list items apart, each cut by the shared
     segmenter (the one ingest used for the units it stored)."""
-    return tuple(
-        sentence for block in _BLOCK_BREAK.split(text) for sentence in segment(block)
-    )
+    return tuple(sentence for block in _BLOCK_BREAK.split(text) for sentence in segment(block))
 
 
 def chunk_sentences(chunk: Chunk) -> tuple[str, ...]:

@@ -3,7 +3,7 @@
 A unit is a sentence, a list item, or a table row read with its header. Its score is one
 documented linear function of six signals:
 
-    score = semantic · s  +  block · b  +  lexical · c  +  fit · t  +  title · d  −  meta · m  −  0.01 · (rank − 1)
+    score = semantic·s + block·b + lexical·c + fit·t + title·d − meta·m − rank·(r − 1)
 
 - ``s``: the cosine between the question and the unit, from the sentence vectors ingest
   stored (recorded on the hit by the reranker as ``unit_scores``); without them, the hit's
@@ -18,9 +18,11 @@ documented linear function of six signals:
 - ``m``: 1 for a sentence about the document itself ("This policy sets out …"), which
   describes a policy without stating any of it.
 
-A unit answers when its score reaches ``Weights.min_score``. The weights and the threshold
-were set on the dev split of ``evals/cases/`` only, by ``docent eval sweep-answerer``
-(``evals/reports/answerer_sweep.md``); the test split is reported, never tuned on.
+where ``r`` is the block's rank. A unit answers when its score reaches
+``Weights.min_score``. The weights were fitted (a conditional logit over each question's
+units) and the threshold swept on the dev split of ``evals/cases/`` only, by
+``docent eval fit-answerer`` (``evals/reports/answerer_fit.md``); the test split is
+reported, never fitted.
 """
 
 from __future__ import annotations
@@ -51,16 +53,22 @@ GENERIC_WORDS = frozenset(
 @dataclass(frozen=True)
 class Weights:
     semantic: float = 1.0
-    block: float = 0.5
-    lexical: float = 0.3
-    fit: float = 0.5
-    title: float = 0.2
-    meta: float = 0.3
-    min_score: float = 0.95
+    block: float = 0.651
+    lexical: float = 0.468
+    fit: float = 0.198
+    title: float = 0.305
+    meta: float = 0.495
+    rank: float = 0.013
+    min_score: float = 1.175
+    # Units whose score is this close to the best unit's are quoted with it: of the same
+    # block (up to two), of another block (one) — when the scores cannot tell them apart,
+    # the answer shows both, each with its citation.
+    same_block_margin: float = 0.1
+    other_block_margin: float = 0.05
 
     def __post_init__(self) -> None:
-        if min(self.semantic, self.block, self.lexical, self.fit, self.title, self.meta) < 0:
-            raise ValueError("answerer weights must be >= 0")
+        if min(self.same_block_margin, self.other_block_margin, self.rank) < 0:
+            raise ValueError("answerer margins and the rank penalty must be >= 0")
 
 
 @dataclass(frozen=True)
@@ -140,7 +148,9 @@ class Features:
         return (self.semantic, self.block, self.lexical, self.fit, self.title, self.meta)
 
 
-def features(unit: Unit, words: set[str], expectation: Expectation) -> tuple[Features, frozenset[str]]:
+def features(
+    unit: Unit, words: set[str], expectation: Expectation
+) -> tuple[Features, frozenset[str]]:
     """The unit's signals, and the question words it holds itself."""
     # A table row means "header: value", so its header words are its own words.
     own = words & content_words(f"{unit.header or ''} {unit.text}")
@@ -172,12 +182,10 @@ def weigh(f: Features, weights: Weights) -> float:
         + weights.fit * f.fit
         + weights.title * f.title
         - weights.meta * f.meta
-        - 0.01 * (f.rank - 1)
+        - weights.rank * (f.rank - 1)
     )
 
 
-def score_unit(
-    unit: Unit, words: set[str], expectation: Expectation, weights: Weights
-) -> Scored:
+def score_unit(unit: Unit, words: set[str], expectation: Expectation, weights: Weights) -> Scored:
     f, own = features(unit, words, expectation)
     return Scored(unit, weigh(f, weights), f.semantic, f.lexical, f.fit, own)

@@ -25,8 +25,8 @@ from docent.access import readable_levels
 from docent.contracts import Chunk, Embedder, Hit, Principal
 from docent.db.state import index_version
 from docent.errors import InvalidInput
-from ingest.vector_store import QdrantIndex
 from docent.versions import version_request
+from ingest.vector_store import QdrantIndex
 from retrieval.cut import cut, supersession_order
 from retrieval.errors import EmptyQuery
 from retrieval.fusion import rrf
