@@ -21,7 +21,15 @@ from typing import Literal
 from generate.figures import answer_figures, block_figures
 from generate.text import stem
 
-Kind = Literal["quantity", "money", "duration", "date", "yesno", "who", "where", "howto", "other"]
+Kind = Literal[
+    "quantity", "money", "duration", "date", "yesno", "who", "where", "howto", "overview", "other"
+]
+_OVERVIEW = re.compile(
+    r"^(?:what is|what's|whats|what are|tell me about|explain|summari[sz]e|describe|"
+    r"give me an overview of)\s+(?:the |our |my |a )?(?:company'?s? )?[\w' -]{2,40}?\s*"
+    r"(?:policy|policies|rules|guidelines|procedure|process)\s*\??$",
+    re.IGNORECASE,
+)
 
 TIME_UNITS = frozenset(
     "minute hour day week month year night minutes hours days weeks months years nights".split()
@@ -131,9 +139,14 @@ def expect(question: str) -> Expectation:
     if sup:
         direction, hints = _SUPERLATIVES[sup.group(1).lower()]
         superlative = Superlative(direction, hints, sup.group(1).lower())  # type: ignore[arg-type]
-    many = re.search(r"how many (\w+)", whole)
+    many = re.search(
+        r"how many ((?:[\w'-]+ ){0,2}?[\w'-]+?)(?= (?:do|does|did|can|could|will|would|"
+        r"are|is|am|should|must|may|might|have|has|of|per|a|an|each|every|in|on|"
+        r"for|i|we|you|they|he|she|it)\b|\?|$)",
+        whole,
+    )
     if many:
-        unit = stem(many.group(1))
+        unit = stem(many.group(1).split()[-1])
         per = re.search(r"\b(?:a|per|each|every) (week|month|year|day|night|km|hour)\b", whole)
         return Expectation(
             "quantity", frozenset({unit}), stem(per.group(1)) if per else None, superlative
@@ -145,9 +158,10 @@ def expect(question: str) -> Expectation:
     ) and not re.search(r"\bhow much\b(?! (time|notice|leave|holiday))", whole):
         return Expectation("duration", TIME_UNITS_STEMS, None, superlative)
     if re.search(
-        r"\b(when|by when|what (time|date|day)|which (date|day)|deadline|how early|how late|"
-        r"what hours?|opening hours|until when)\b",
-        whole,
+        r"^when\b|\bwhen (do|does|did|is|are|was|were|will|would|can|could|must|should|"
+        r"have|has)\b|\b(by when|what (time|date|day)|which (date|day)|deadline|how early|"
+        r"how late|what hours?|opening hours|until when)\b",
+        asking,
     ):
         return Expectation("date", frozenset(), None, superlative)
     if re.search(r"\bhow much\b|\bwhat (percent|percentage)\b", whole) or re.search(
@@ -167,6 +181,8 @@ def expect(question: str) -> Expectation:
         return Expectation("where", frozenset(), None, superlative)
     if re.search(r"\bhow (do|can|should|would) (i|we|you)\b|\bhow to\b|\bwhat steps\b", whole):
         return Expectation("howto", frozenset(), None, superlative)
+    if _OVERVIEW.match(asking):
+        return Expectation("overview", frozenset(), None, superlative)
     if _AUX_START.match(asking) or re.search(r"\b(am i|are we|is it|can i|can we)\b", asking):
         return Expectation("yesno", frozenset(), None, superlative)
     return Expectation("other", frozenset(), None, superlative)
@@ -181,13 +197,14 @@ def counted_units(text: str) -> set[str]:
     return found
 
 
-def type_fit(expectation: Expectation, text: str) -> float:
-    """How well ``text`` carries what the question asks for, in [0, 1]."""
+def type_fit(expectation: Expectation, text: str, row: bool = False) -> float:
+    """How well ``text`` (a table ``row`` read with its header, or prose) carries what the
+    question asks for, in [0, 1]."""
     kind = expectation.kind
     figures = block_figures(text)
     if expectation.superlative is not None and kind in {"other", "who", "where"}:
         # "Which charger is the fastest?" is answered by a row compared on a figure.
-        return 1.0 if figures else 0.3
+        return 1.0 if row and figures else 0.3
     if kind == "quantity":
         if not figures and not _COUNTED.search(text):
             return 0.0

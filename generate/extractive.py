@@ -39,13 +39,21 @@ from generate.outcomes import answered
 from generate.protocols import Generation
 from generate.tables import cells, row_reading, superlative_row
 from generate.text import content_words
-from generate.unit_scoring import Scored, Weights, is_meta, score_unit, units_of
+from generate.unit_scoring import (
+    GENERIC_WORDS,
+    Scored,
+    Weights,
+    is_meta,
+    score_unit,
+    units_of,
+)
 from render.prompt import RenderedPrompt
 
 NOT_FOUND = "None of the passages found states an answer to this question."
 TIERS = ("current", "pending", "superseded")
 MAX_LIST_ITEMS = 4
-SHORT_BLOCK_UNITS = 4  # a block this short is read whole around its best unit
+SHORT_BLOCK_UNITS = 4
+TYPE_MATCH = 0.7  # type_fit at or above which a unit carries what the question asks for  # a block this short is read whole around its best unit
 
 
 @dataclass(frozen=True)
@@ -85,6 +93,16 @@ class ExtractiveGenerator:
             scored = self._score([h for h in eligible if _tier(h) == tier], asked)
             considered += scored
             best = self._best(scored, expectation)
+            if best is not None and expectation.kind == "overview":
+                overview = _overview(scored, asked)
+                if overview:
+                    outcome = _quote_block(overview, hits)
+                    return Generation(outcome, _raw(outcome, considered), self.model)
+            if best is not None and expectation.superlative is not None:
+                table = _superlative_table(best, scored, asked)
+                if table is not None:
+                    outcome = answered(*table, hits)
+                    return Generation(outcome, _raw(outcome, considered), self.model)
             if best is not None:
                 outcome = self._answer(best, scored, hits, expectation, question)
                 outcome = self._with_runner_up(outcome, best, scored, hits)
@@ -104,8 +122,17 @@ class ExtractiveGenerator:
             s
             for s in scored
             if s.score >= self.weights.min_score
-            and (s.fit > 0 or not wants_figure(expectation) or s.unit.text.rstrip().endswith(":"))
+            and (
+                # a figure question is answered only by a unit with that kind of figure
+                s.fit >= TYPE_MATCH
+                or not wants_figure(expectation)
+                or s.unit.text.rstrip().endswith(":")
+            )
         ]
+        # The asked type first: a "how many days" question is answered by a unit with a
+        # number of days when one qualifies, however well a "3 months" unit scores.
+        if answering and max(s.fit for s in answering) >= TYPE_MATCH:
+            answering = [s for s in answering if s.fit >= TYPE_MATCH]
         return max(answering, key=lambda s: s.score, default=None)
 
     def _past_version(
@@ -207,7 +234,7 @@ class ExtractiveGenerator:
                 if (
                     abs(s.unit.index - best.unit.index) == 1
                     and s.own
-                    and not is_meta(s.unit.text)
+                    and not is_meta(s.unit.text, s.unit.hit.chunk.heading_path)
                     and not s.unit.text.rstrip().endswith(":")
                 ):
                     chosen.setdefault(id(s), s)
@@ -242,6 +269,57 @@ class ExtractiveGenerator:
         matched = sorted([s for s in ties if specific][:2] or [best], key=lambda s: s.unit.index)
         quote = "\n".join([header, *(s.unit.text for s in matched)])
         return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
+
+
+def _overview(scored: list[Scored], asked: Asked) -> list[Scored]:
+    """For "what is the severance policy": the first block of the document whose title names
+    the subject that states something (not the scope or purpose), its first two units."""
+    topic = asked.words - GENERIC_WORDS
+    titled = [
+        s
+        for s in scored
+        if s.unit.header is None
+        and not is_meta(s.unit.text, s.unit.hit.chunk.heading_path)
+        and topic & content_words(s.unit.hit.chunk.title or "")
+    ]
+    if not topic or not titled:
+        return []
+    first = min(titled, key=lambda s: (_chunk_number(s.unit.hit), s.unit.index))
+    block = [s for s in titled if s.unit.hit is first.unit.hit]
+    return sorted(block, key=lambda s: s.unit.index)[:2]
+
+
+def _superlative_table(
+    best: Scored, scored: list[Scored], asked: Asked
+) -> tuple[str, list[tuple[str, str]]] | None:
+    """For "which charger is the fastest": the row a superlative picks from a table of the
+    best unit's document (the best unit may be prose that only mentions the chargers)."""
+    superlative = asked.expectation.superlative
+    if superlative is None:
+        return None
+    source = best.unit.hit.chunk.source
+    tables: dict[str, list[Scored]] = {}
+    for s in scored:
+        if s.unit.header is not None and s.unit.hit.chunk.source == source:
+            tables.setdefault(s.unit.hit.chunk.chunk_id, []).append(s)
+    for cid, rows in sorted(tables.items(), key=lambda kv: -max(s.score for s in kv[1])):
+        header = rows[0].unit.header or ""
+        pick = superlative_row(header, [s.unit.text for s in rows], superlative, asked.question)
+        if pick is not None:
+            quote = "\n".join([header, rows[pick].unit.text])
+            return f"{quote} [{cid}]", [(cid, quote)]
+    return None
+
+
+def _chunk_number(hit: Hit) -> int:
+    tail = hit.chunk.chunk_id.rsplit("#", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
+def _quote_block(units: Sequence[Scored], hits: Sequence[Hit]) -> Outcome:
+    cid = units[0].unit.hit.chunk.chunk_id
+    quote = " ".join(s.unit.text for s in units)
+    return answered(" ".join(_cite(s.unit.text, cid) for s in units), [(cid, quote)], hits)
 
 
 def _quote_text(scored: Scored) -> str:

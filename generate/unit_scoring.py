@@ -53,13 +53,13 @@ GENERIC_WORDS = frozenset(
 @dataclass(frozen=True)
 class Weights:
     semantic: float = 1.0
-    block: float = 0.651
-    lexical: float = 0.468
-    fit: float = 0.198
-    title: float = 0.305
-    meta: float = 0.495
-    rank: float = 0.013
-    min_score: float = 1.175
+    block: float = 0.423
+    lexical: float = 0.645
+    fit: float = 0.366
+    title: float = 0.405
+    meta: float = 0.528
+    rank: float = 0.019
+    min_score: float = 1.188
     # Units whose score is this close to the best unit's are quoted with it: of the same
     # block (up to two), of another block (one) — when the scores cannot tell them apart,
     # the answer shows both, each with its citation.
@@ -128,8 +128,17 @@ def semantic(unit: Unit) -> float:
     return base if best and best.strip() == unit.text.strip() else base - 0.05
 
 
-def is_meta(text: str) -> bool:
-    return bool(_META.search(text))
+# Sections that say what a document is for, not what it rules.
+FRAMING_HEADINGS = frozenset(
+    {"scope", "purpose", "introduction", "about", "overview", "background"}
+)
+
+
+def is_meta(text: str, heading_path: tuple[str, ...] = ()) -> bool:
+    """A sentence about the document itself ("This policy sets out …"), or any sentence of
+    its scope or purpose section."""
+    leaf = heading_path[-1].strip().lower() if len(heading_path) > 1 else ""
+    return leaf in FRAMING_HEADINGS or bool(_META.search(text))
 
 
 @dataclass(frozen=True)
@@ -165,9 +174,9 @@ def features(
             semantic=semantic(unit),
             block=relevance(unit.hit),
             lexical=coverage,
-            fit=type_fit(expectation, body),
+            fit=type_fit(expectation, body, row=unit.header is not None),
             title=len(topic & named) / len(topic) if topic else 0.0,
-            meta=1.0 if unit.header is None and is_meta(unit.text) else 0.0,
+            meta=1.0 if unit.header is None and is_meta(unit.text, chunk.heading_path) else 0.0,
             rank=unit.hit.rank,
         ),
         frozenset(own),
