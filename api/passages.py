@@ -4,6 +4,8 @@ re-check of everything an answer names."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import groupby
+from typing import Any
 
 from docent.contracts import Chunk
 from ingest.vector_store import IndexUnavailable, QdrantIndex, point_id
@@ -43,6 +45,35 @@ def highlight_spans(text: str, quote: str | None) -> list[tuple[str, bool]]:
     parts = [(text[:start], False), (text[start : start + length], True)]
     parts.append((text[start + length :], False))
     return [p for p in parts if p[0]]
+
+
+def passage_blocks(text: str, quote: str | None) -> list[dict[str, Any]]:
+    """The passage as the view shows it: prose parts with the quote highlighted, and each
+    Markdown table as rows of cells, the rows the quote names marked."""
+    from generate.tables import is_table_line, table_view
+
+    quoted = {" ".join(line.split()) for line in (quote or "").splitlines() if line.strip()}
+    blocks: list[dict[str, Any]] = []
+    for is_table, lines in groupby(text.splitlines(keepends=True), key=is_table_line):
+        run = "".join(lines)
+        view = table_view(run) if is_table else None
+        if view is None:
+            parts = highlight_spans(run, quote)
+            blocks.append({"parts": [{"text": t, "mark": m} for t, m in parts]})
+            continue
+        body = [line for line in run.splitlines() if line.strip()][1:]
+        body = [line for line in body if not set(line.strip()) <= set("|-: ")]
+        marks = [" ".join(line.split()) in quoted for line in body]
+        blocks.append(
+            {
+                "header": view["header"],
+                "rows": [
+                    {"cells": cells, "mark": mark}
+                    for cells, mark in zip(view["rows"], marks, strict=False)
+                ],
+            }
+        )
+    return blocks
 
 
 def _loose_find(text: str, needle: str) -> tuple[int, int]:

@@ -29,6 +29,7 @@ from docent.contracts import (
     ReasonCode,
 )
 from generate.claims import cited_ids, split_claims, strip_markers
+from generate.tables import table_view
 from generate.text import best_overlap_sentence, chunk_sentences
 
 NOT_IN_CONTEXT = "NOT_IN_CONTEXT"
@@ -221,4 +222,6 @@ def citation_to_dict(citation: Citation) -> dict[str, Any]:
         "effective": citation.effective.isoformat() if citation.effective else None,
         "status": citation.status,
         "quote": citation.quote,
+        # A quoted table row (with its header) as cells, so a client shows a table.
+        "table": table_view(citation.quote),
     }

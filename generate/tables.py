@@ -20,7 +20,7 @@ def table_rows(text: str) -> tuple[str, list[str]] | None:
     header keeps its rule line (``|---|---|``) when the table has one, so a quote of header
     and rows is still a Markdown table."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    piped = [line for line in lines if line.startswith("|") or line.count("|") >= 2]
+    piped = [line for line in lines if is_table_line(line)]
     if len(piped) < 2:
         return None
     body = [line for line in piped if not _TABLE_RULE.match(line)]
@@ -40,6 +40,21 @@ def row_reading(header: str, row: str) -> str:
     names = cells(header.splitlines()[0])
     values = cells(row)
     return "; ".join(f"{n}: {v}" for n, v in zip(names, values, strict=False) if v)
+
+
+def is_table_line(line: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith("|") or stripped.count("|") >= 2
+
+
+def table_view(text: str) -> dict[str, list[str] | list[list[str]]] | None:
+    """A Markdown pipe table as ``{"header": cells, "rows": [cells, …]}`` (rule line
+    dropped), for showing it as a table; None when ``text`` is not one."""
+    parsed = table_rows(text)
+    if parsed is None or any(not is_table_line(line) for line in text.strip().splitlines()):
+        return None
+    header, rows = parsed
+    return {"header": cells(header.splitlines()[0]), "rows": [cells(r) for r in rows]}
 
 
 def cell_value(cell: str) -> Decimal | None:

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from api.deps import AnyUserDep, AskerDep, DbDep, ServicesDep
 from api.handoffs import record_gap
 from api.metrics import stage_timings
-from api.passages import fetch_chunks, highlight_spans
+from api.passages import fetch_chunks, highlight_spans, passage_blocks
 from api.ports import ask_json_of, asker_of
 from api.users import CurrentUser
 from api.visibility import can_read_chunk
@@ -114,6 +114,7 @@ def passage_view(
         "access_level": chunk.access_level,
         "owner": chunk.owner,
         "highlight": [{"text": t, "mark": m} for t, m in highlight_spans(chunk.text, quote)],
+        "blocks": passage_blocks(chunk.text, quote),
     }
 
 

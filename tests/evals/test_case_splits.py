@@ -97,6 +97,7 @@ ISSUE_QUESTIONS = {
     ),
     "What is the severance policy?": ("permission_allowed", "confidential", "two weeks"),
     "What was the refund window under the 2022 policy?": ("past_version", "public", "14 days"),
+    "Which EV charger at the office is the fastest?": ("answerable", "employee", "50 kW"),
 }
 
 
@@ -116,6 +117,3 @@ def test_the_issue_questions_are_cases_with_the_right_expectation() -> None:
         for c in by_question["How much severance would I get if my role is made redundant?"]
     ]
     assert "permission" in severance_as_employee
-    # The ninth, the EV charger table, is not in the sample corpus: an abstention is right.
-    (charger,) = [c for c in CASES if "ev charger" in c.q.lower()]
-    assert charger.stratum == "out_of_corpus"

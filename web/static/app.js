@@ -48,6 +48,38 @@ const badge = (status) => el("span", { class: `badge badge-${status}`, text: STA
 const passageHref = (id, quote) =>
   `/passages/${id.split("/").map(encodeURIComponent).join("/")}` + (quote ? `?quote=${encodeURIComponent(quote)}` : "");
 
+/* ---------- Tables in answers ---------- */
+const cellsOf = (line) => line.trim().replace(/^\|/, "").replace(/\|$/, "").split("|").map((c) => c.trim());
+const isRule = (line) => /^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?$/.test(line.trim());
+function tableEl(header, rows, cls) {
+  return el("table", { class: cls },
+    el("thead", {}, el("tr", {}, header.map((h) => el("th", { scope: "col", text: h })))),
+    el("tbody", {}, rows.map((r) => el("tr", {}, r.map((c) => el("td", { text: c }))))));
+}
+// Split answer text into prose and tables: a run of lines starting with "|" is a table;
+// text after its last cell (the citation marker) stays with it.
+function answerSegments(text) {
+  const segments = [];
+  let prose = [];
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i].trim().startsWith("|")) { prose.push(lines[i]); continue; }
+    const run = [];
+    while (i < lines.length && lines[i].trim().startsWith("|")) run.push(lines[i++]);
+    i--;
+    if (prose.length) segments.push({ text: prose.join("\n") });
+    prose = [];
+    const last = run[run.length - 1];
+    const cut = last.lastIndexOf("|");
+    const after = last.slice(cut + 1);
+    run[run.length - 1] = last.slice(0, cut + 1);
+    const body = run.filter((l) => !isRule(l));
+    segments.push({ table: { header: cellsOf(body[0]), rows: body.slice(1).map(cellsOf) }, after });
+  }
+  if (prose.length) segments.push({ text: prose.join("\n") });
+  return segments;
+}
+
 /* ---------- Ask ---------- */
 function renderAnswer(data, question) {
   try { sessionStorage.setItem("docent:last", JSON.stringify({ data, question })); } catch (_) { /* private mode */ }
@@ -58,18 +90,28 @@ function renderAnswer(data, question) {
     const cites = data.citations || [];
     const num = new Map(cites.map((c, i) => [c.id, i + 1]));
     const answer = el("div", { class: "answer-text" });
-    // Citation markers: "[<id>]" in the text become numbered links; else listed after.
-    const parts = String(data.answer || "").split(/\[([^\]]+)\]/);
     const used = new Set();
-    parts.forEach((part, i) => {
-      if (i % 2 === 1 && num.has(part)) {
-        used.add(part);
-        const c = cites[num.get(part) - 1];
-        answer.append(el("a", { class: "cite", href: passageHref(c.id, c.quote), "aria-label": `Source ${num.get(part)}: ${c.source}` }, String(num.get(part))));
-      } else if (i % 2 === 1) {
-        answer.append(`[${part}]`);
+    // Citation markers: "[<id>]" in the text become numbered links; else listed after.
+    const withCitations = (target, text) => {
+      String(text).split(/\[([^\]]+)\]/).forEach((part, i) => {
+        if (i % 2 === 1 && num.has(part)) {
+          used.add(part);
+          const c = cites[num.get(part) - 1];
+          target.append(el("a", { class: "cite", href: passageHref(c.id, c.quote), "aria-label": `Source ${num.get(part)}: ${c.source}` }, String(num.get(part))));
+        } else if (i % 2 === 1) {
+          target.append(`[${part}]`);
+        } else {
+          target.append(part);
+        }
+      });
+    };
+    // A quoted table row comes as Markdown pipe lines: show it as a table.
+    answerSegments(String(data.answer || "")).forEach((seg) => {
+      if (seg.table) {
+        answer.append(tableEl(seg.table.header, seg.table.rows, "answer-table"));
+        withCitations(answer, seg.after);
       } else {
-        answer.append(part);
+        withCitations(answer, seg.text);
       }
     });
     cites.forEach((c, i) => {
@@ -85,7 +127,8 @@ function renderAnswer(data, question) {
               el("code", { text: c.source }),
               c.effective ? ` · effective ${c.effective}` : "",
               " ", badge(c.status)),
-            c.quote ? el("q", { class: "citation-quote", text: c.quote }) : null)))));
+            c.table ? tableEl(c.table.header, c.table.rows, "citation-table")
+              : c.quote ? el("q", { class: "citation-quote", text: c.quote }) : null)))));
     const superseded = cites.some((c) => c.status !== "current");
     box.append(el("article", { class: "card answer" },
       el("p", { class: "eyebrow", text: "Answer" }), answer,
