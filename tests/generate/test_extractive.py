@@ -5,7 +5,8 @@ import pytest
 
 from docent.contracts import Ambiguous, Answered, Hit, InsufficientEvidence
 from generate.checks import verify
-from generate.extractive import ExtractiveGenerator, table_rows
+from generate.extractive import ExtractiveGenerator
+from generate.tables import table_rows
 from render.prompt import render
 from tests.render.builders import make_hit
 
