@@ -144,6 +144,37 @@ def test_run_writes_one_graded_line_per_case_and_the_index_version(
     assert "| cases leaking text above the asker's level (must be 0) | 0 |" in output
 
 
+def test_run_on_one_split_and_on_a_file_without_splits(
+    cli_env: Path, cases_file: Path, workdir: Path
+) -> None:
+    lines = [json.loads(line) for line in cases_file.read_text().splitlines() if line.strip()]
+    dev = [c["qid"] for c in lines if c["split"] == "dev"]
+    assert dev and len(dev) < len(lines)
+    out = workdir / "runs" / "dev.jsonl"
+    code, output = invoke(
+        "eval", "run", str(cases_file), "--out", str(out), "--split", "dev", "--no-unretrieved"
+    )
+    assert code == 0, output
+    _, rows = read_results(out)
+    assert [r["qid"] for r in rows] == dev
+    assert "### dev: by stratum" in output and "### test:" not in output
+
+    # A user's own case file, without fact/phrasing/split: runs as before, no split section.
+    plain = workdir / "plain.jsonl"
+    fields = ("fact", "phrasing", "split")
+    plain.write_text(
+        "".join(json.dumps({k: v for k, v in c.items() if k not in fields}) + "\n" for c in lines)
+    )
+    code, output = invoke(
+        "eval", "run", str(plain), "--out", str(workdir / "runs" / "plain.jsonl"), "--quiet"
+    )
+    assert code == 0, output
+    assert "| **all** |" in output and "Dev and test" not in output
+    code, output = invoke("eval", "run", str(plain), "--out", str(out), "--split", "test")
+    assert code == 1
+    assert "no case in the test split" in output
+
+
 def test_diff_shows_transitions_and_refuses_other_index_versions(
     base_run: tuple[Path, str], cases_file: Path, workdir: Path
 ) -> None:
