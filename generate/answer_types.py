@@ -151,10 +151,9 @@ def expect(question: str) -> Expectation:
         return Expectation(
             "quantity", frozenset({unit}), stem(per.group(1)) if per else None, superlative
         )
-    if re.search(
-        r"\bhow (long|soon)\b|\bhow much (time|notice|leave|holiday)\b|\b(window|period|"
-        r"notice|probation|retention)\b",
-        whole,
+    if (
+        re.search(r"\bhow (long|soon)\b|\bhow much (time|notice|leave|holiday)\b", whole)
+        or re.search(r"^(what|what's|whats)\b.*\b(window|period)\b", asking)
     ) and not re.search(r"\bhow much\b(?! (time|notice|leave|holiday))", whole):
         return Expectation("duration", TIME_UNITS_STEMS, None, superlative)
     if re.search(

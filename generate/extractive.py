@@ -118,21 +118,18 @@ class ExtractiveGenerator:
         ]
 
     def _best(self, scored: Sequence[Scored], expectation: Expectation) -> Scored | None:
+        # A figure question is answered only by a unit with that kind of figure (or a
+        # lead-in whose items give it).
         answering = [
             s
             for s in scored
             if s.score >= self.weights.min_score
-            and (
-                # a figure question is answered only by a unit with that kind of figure
-                s.fit >= TYPE_MATCH
-                or not wants_figure(expectation)
-                or s.unit.text.rstrip().endswith(":")
-            )
+            and (_carries_type(s) or not wants_figure(expectation))
         ]
         # The asked type first: a "how many days" question is answered by a unit with a
         # number of days when one qualifies, however well a "3 months" unit scores.
-        if answering and max(s.fit for s in answering) >= TYPE_MATCH:
-            answering = [s for s in answering if s.fit >= TYPE_MATCH]
+        if any(_carries_type(s) for s in answering):
+            answering = [s for s in answering if _carries_type(s)]
         return max(answering, key=lambda s: s.score, default=None)
 
     def _past_version(
@@ -193,7 +190,7 @@ class ExtractiveGenerator:
                 return _ambiguous(texts, [t.split(":", 1)[0] for t in texts])
             quote = "\n".join([best.unit.text, *texts])
             return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
-        picked = [best, *self._companions(best, block)]
+        picked = [best, *self._companions(best, block, expectation)]
         picked.sort(key=lambda s: s.unit.index)
         quote = " ".join(s.unit.text for s in picked)
         answer = " ".join(_cite(s.unit.text, cid) for s in picked)
@@ -222,11 +219,25 @@ class ExtractiveGenerator:
         quotes = [(c.id, c.quote) for c in outcome.citations] + [(cid, second.unit.text)]
         return answered(f"{outcome.answer}\n{_cite(second.unit.text, cid)}", quotes, hits)
 
-    def _companions(self, best: Scored, block: list[Scored]) -> list[Scored]:
+    def _companions(
+        self, best: Scored, block: list[Scored], expectation: Expectation
+    ) -> list[Scored]:
         """Units of the best unit's block that read with it: up to two within
         ``same_block_margin`` of its score, and in a short block the neighbours that share
-        the question's words (a rule and its exception, a limit and its condition)."""
-        sentences = [s for s in block if s.unit.header is None and s is not best]
+        the question's words (a rule and its exception, a limit and its condition) — never
+        a unit giving another figure of the asked kind, which would be another answer."""
+        figures = answer_figures(best.unit.text)
+        sentences = [
+            s
+            for s in block
+            if s.unit.header is None
+            and s is not best
+            and not (
+                wants_figure(expectation)
+                and s.fit >= TYPE_MATCH
+                and answer_figures(s.unit.text) != figures
+            )
+        ]
         close = [s for s in sentences if s.score >= best.score - self.weights.same_block_margin]
         chosen = {id(s): s for s in sorted(close, key=lambda s: -s.score)[:2]}
         if len(block) <= SHORT_BLOCK_UNITS:
@@ -309,6 +320,10 @@ def _superlative_table(
             quote = "\n".join([header, rows[pick].unit.text])
             return f"{quote} [{cid}]", [(cid, quote)]
     return None
+
+
+def _carries_type(scored: Scored) -> bool:
+    return scored.fit >= TYPE_MATCH or scored.unit.text.rstrip().endswith(":")
 
 
 def _chunk_number(hit: Hit) -> int:

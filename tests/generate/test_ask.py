@@ -244,7 +244,7 @@ def test_trace_is_persisted_and_readable(database_url: str) -> None:
         assert payload["question"] == "How much can a support team lead approve for a refund?"
         assert payload["system_prompt"].startswith("You answer employees' questions")
         assert '<doc id="refunds.md#2"' in payload["user_prompt"]
-        assert payload["backend"] == "extractive" and payload["model"] == "extractive-v1"
+        assert payload["backend"] == "extractive" and payload["model"] == "extractive-v2"
         assert json.loads(payload["raw_output"])["kind"] == "answered"
         assert payload["outcome"]["kind"] == "answered"
         assert payload["chunks_dropped"] == 0

@@ -40,6 +40,7 @@ def make_hit(
     score: float = 0.8,
     rerank_score: float | None = None,
     best_sentence: str | None = None,
+    unit_scores: tuple[float, ...] = (),
     **chunk_fields: Any,
 ) -> Hit:
     return Hit(
@@ -51,6 +52,7 @@ def make_hit(
         fused_score=1.0 / (60 + rank),
         rerank_score=score if rerank_score is None else rerank_score,
         best_sentence=best_sentence,
+        unit_scores=unit_scores,
     )
 
 
