@@ -1,4 +1,5 @@
-"""Commands this package adds to ``docent``: ``eval run | report | diff | sweep | fit-answerer | retrieval``."""
+"""Commands this package adds to ``docent``: ``eval run | report | diff | sweep |
+fit-answerer | retrieval``."""
 
 from __future__ import annotations
 
@@ -251,7 +252,9 @@ def register(app: typer.Typer) -> None:
         )
 
         if split == "test":
-            raise typer.BadParameter("fit on dev; the test split is only reported", "--split")
+            raise typer.BadParameter(
+                "fit on dev; the test split is only reported", param_hint="--split"
+            )
         with _services() as (settings, services):
             cases = _load(cases_file, settings, split)
             data = case_units(services, cases)

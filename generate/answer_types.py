@@ -163,7 +163,9 @@ def expect(question: str) -> Expectation:
         asking,
     ):
         return Expectation("date", frozenset(), None, superlative)
-    if re.search(r"\bhow much\b|\bwhat (percent|percentage)\b", whole) or re.search(
+    if re.search(r"\bwhat (percent|percentage|share|proportion|fraction)\b|\bhow much of\b", whole):
+        return Expectation("quantity", frozenset({"%"}), None, superlative)
+    if re.search(r"\bhow much\b", whole) or re.search(
         r"\b(what|what's|whats|how)\b.{0,30}\b(allowance|per diem|budget|stipend|cost|price|"
         r"fee|rate|cap|limit|salary|bonus|amount|match)\b",
         asking,

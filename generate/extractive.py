@@ -52,8 +52,8 @@ from render.prompt import RenderedPrompt
 NOT_FOUND = "None of the passages found states an answer to this question."
 TIERS = ("current", "pending", "superseded")
 MAX_LIST_ITEMS = 4
-SHORT_BLOCK_UNITS = 4
-TYPE_MATCH = 0.7  # type_fit at or above which a unit carries what the question asks for  # a block this short is read whole around its best unit
+SHORT_BLOCK_UNITS = 4  # in a block this short, neighbours sharing the question's words join
+TYPE_MATCH = 0.7  # type_fit at or above which a unit carries what the question asks for
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ class ExtractiveGenerator:
                     return Generation(outcome, _raw(outcome, considered), self.model)
             if best is not None:
                 outcome = self._answer(best, scored, hits, expectation, question)
-                outcome = self._with_runner_up(outcome, best, scored, hits)
+                outcome = self._with_runner_up(outcome, best, scored, hits, expectation)
                 return Generation(outcome, _raw(outcome, considered), self.model)
         abstain = InsufficientEvidence(NOT_FOUND)
         return Generation(abstain, _raw(abstain, considered), self.model)
@@ -125,6 +125,18 @@ class ExtractiveGenerator:
             for s in scored
             if s.score >= self.weights.min_score
             and (_carries_type(s) or not wants_figure(expectation))
+        ]
+        # A document that clears the bar with a unit of the wrong type ("These guidelines set
+        # the severance…") vouches for its own units of the right type a little below it
+        # ("…two weeks of base pay…").
+        slack = self.weights.same_document_slack
+        vouched = {s.unit.hit.chunk.source for s in scored if s.score >= self.weights.min_score}
+        answering += [
+            s
+            for s in scored
+            if s.unit.hit.chunk.source in vouched
+            and _carries_type(s)
+            and self.weights.min_score - slack <= s.score < self.weights.min_score
         ]
         # The asked type first: a "how many days" question is answered by a unit with a
         # number of days when one qualifies, however well a "3 months" unit scores.
@@ -197,7 +209,12 @@ class ExtractiveGenerator:
         return answered(answer, [(cid, quote)], hits)
 
     def _with_runner_up(
-        self, outcome: Outcome, best: Scored, scored: list[Scored], hits: Sequence[Hit]
+        self,
+        outcome: Outcome,
+        best: Scored,
+        scored: list[Scored],
+        hits: Sequence[Hit],
+        expectation: Expectation,
     ) -> Outcome:
         """An answer, plus the best unit of another block when the scores cannot tell the two
         apart (within ``other_block_margin``): both shown, each cited, the better first."""
@@ -211,6 +228,8 @@ class ExtractiveGenerator:
             and s.unit.header is None
             and s.score >= max(best.score - margin, self.weights.min_score)
             and not s.unit.text.rstrip().endswith(":")
+            and not is_meta(s.unit.text, s.unit.hit.chunk.heading_path)
+            and (_carries_type(s) or not wants_figure(expectation))
         ]
         if not others:
             return outcome

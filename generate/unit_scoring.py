@@ -65,9 +65,17 @@ class Weights:
     # the answer shows both, each with its citation.
     same_block_margin: float = 0.1
     other_block_margin: float = 0.05
+    # How far below ``min_score`` a unit of the asked type may score and still answer, when
+    # another unit of its document clears ``min_score`` (but is not of that type).
+    same_document_slack: float = 0.15  # swept on dev: evals/reports/answerer_fit.md
 
     def __post_init__(self) -> None:
-        if min(self.same_block_margin, self.other_block_margin, self.rank) < 0:
+        if (
+            min(
+                self.same_block_margin, self.other_block_margin, self.same_document_slack, self.rank
+            )
+            < 0
+        ):
             raise ValueError("answerer margins and the rank penalty must be >= 0")
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 
-from docent.sentences import split_sentences
+from docent.sentences import split_sentences as split_sentences
 from ingest.tables import row_units, rows_from_markdown
 
 _PIECES = re.compile(r"[^\W\d_]+|\d+|\S")

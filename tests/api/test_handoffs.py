@@ -24,7 +24,7 @@ def handoff_ids(env: ApiEnv, who: str, state: str | None = None) -> set[int]:
 def test_a_non_answer_is_handed_to_the_owner_of_the_closest_document(
     env: ApiEnv, webhook: WebhookServer
 ) -> None:
-    question = "Can I bring my dog on home working days?"
+    question = "How many dogs may I bring on home working days?"
     body = non_answer(env, "ada", question)
     assert body["handoff"] == {"owner": "People Ops", "source": "remote-work.md"}
     before = len(webhook.received)
@@ -64,7 +64,7 @@ def test_a_non_answer_is_handed_to_the_owner_of_the_closest_document(
 def test_an_owner_below_the_questions_clearance_sees_no_details(
     env: ApiEnv, webhook: WebhookServer
 ) -> None:
-    body = non_answer(env, "cy", "Does severance apply to contractors in Brazil?")
+    body = non_answer(env, "cy", "What percentage of severance do contractors in Brazil get?")
     before = len(webhook.received)
     handoff = env.post("cy", "/api/handoffs", json={"trace_id": body["trace_id"]}).json()
     assert handoff["routed_to"] == "People Ops"
@@ -75,13 +75,13 @@ def test_an_owner_below_the_questions_clearance_sees_no_details(
     assert withheld["details_withheld"] is True
     assert withheld["question"] is None and withheld["closest_sources"] == []
     as_carla = {h["id"]: h for h in env.get("carla", "/api/handoffs").json()["handoffs"]}
-    assert as_carla[handoff["id"]]["question"].startswith("Does severance apply")
+    assert as_carla[handoff["id"]]["question"].startswith("What percentage of severance")
     page = env.get("eddie", "/handoffs", headers={"Accept": "text/html"})
     assert "contractors in Brazil" not in page.text and "above your clearance" in page.text
 
 
 def test_a_handoff_needs_your_own_trace(env: ApiEnv) -> None:
-    theirs = non_answer(env, "cy", "Is severance taxed in Ireland?")["trace_id"]
+    theirs = non_answer(env, "cy", "What percentage of severance is taxed in Ireland?")["trace_id"]
     response = env.post("ada", "/api/handoffs", json={"trace_id": theirs})
     assert response.status_code == 404
     assert "Ireland" not in response.text

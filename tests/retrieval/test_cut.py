@@ -85,3 +85,23 @@ def test_input_hits_are_not_mutated() -> None:
     hits = [hit("old.md", 0.9, superseded_by="new.md"), hit("new.md", 0.5)]
     supersession_order(hits)
     assert [h.rank for h in hits] == [0, 0]
+
+
+def test_the_past_version_a_question_names_keeps_its_rank() -> None:
+    from dataclasses import replace
+    from datetime import date
+
+    from docent.versions import VersionRequest
+
+    old = hit("refunds-2022.md", 0.9, superseded_by="refunds.md")
+    old = replace(
+        old, chunk=replace(old.chunk, status="superseded", effective_date=date(2022, 4, 1))
+    )
+    new = hit("refunds.md", 0.7)
+    assert ids(supersession_order([old, new], VersionRequest(year=2022))) == [
+        "refunds-2022.md#0",
+        "refunds.md#0",
+    ]
+    # A question about another year, or none, gets the usual order.
+    assert ids(supersession_order([old, new], VersionRequest(year=2019)))[0] == "refunds.md#0"
+    assert ids(supersession_order([old, new]))[0] == "refunds.md#0"

@@ -60,6 +60,9 @@ def test_sentence_reranker_blends_best_sentence_and_chunk_cosine(
         assert hit.rerank_score == pytest.approx(score, abs=2e-3)
         assert hit.best_sentence == sentence
         assert hit.score == hit.rerank_score
+        # Every unit's cosine, in the chunk's order: what the extractive answerer chooses by.
+        sims = unit(embedder.embed(list(hit.chunk.sentences))) @ q
+        assert hit.unit_scores == pytest.approx(tuple(float(x) for x in sims), abs=2e-3)
     assert [h.rank for h in out] == [1, 2, 3, 4]
     scores = [h.rerank_score for h in out]
     assert scores == sorted(scores, reverse=True)  # type: ignore[type-var]
@@ -199,6 +202,11 @@ def test_cross_encoder_orders_by_its_own_scores(tiny_model: Path) -> None:
     # The best sentence is read for the top `sentence_hits` chunks only.
     assert all(h.best_sentence in h.chunk.sentences for h in out[:3])
     assert all(h.best_sentence is None for h in out[3:])
+    # … and so are the unit scores, one per sentence, the best one the best sentence's.
+    for h in out[:3]:
+        assert len(h.unit_scores) == len(h.chunk.sentences)
+        assert h.chunk.sentences[h.unit_scores.index(max(h.unit_scores))] == h.best_sentence
+    assert all(h.unit_scores == () for h in out[3:])
     assert reranker.rerank(query, []) == []
 
 

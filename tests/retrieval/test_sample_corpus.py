@@ -202,17 +202,17 @@ def test_latency_per_stage(searcher: Searcher, test_output: Path) -> None:
 def test_a_new_ingest_is_seen_without_restart(
     services: Services, searcher: Searcher, tmp_path: Path
 ) -> None:
-    query = "Who issues the parking permits for the Dublin car park?"
+    query = "Who issues the car park permits for the Dublin office, and when?"
     before = searcher.search(query, EMPLOYEE)
-    assert "parking.md" not in sources(before, searcher)
+    assert "permits.md" not in sources(before, searcher)
     folder = tmp_path / "new"
     folder.mkdir()
-    (folder / "parking.md").write_text(
+    (folder / "permits.md").write_text(
         "---\ntitle: Parking\naccess_level: employee\n---\n\n# Parking\n\n## Permits\n\n"
         "Parking permits for the Dublin car park are issued by Facilities every January.\n"
     )
     ingest(services, folder)
     after = searcher.search(query, EMPLOYEE)
     assert after.index_version > before.index_version
-    assert after.hits[0].chunk.source == "parking.md"
+    assert after.hits[0].chunk.source == "permits.md"
     assert after.hits[0].bm25_rank == 1

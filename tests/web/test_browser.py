@@ -71,7 +71,7 @@ def test_an_abstention_offers_a_person_and_hands_it_over(
 ) -> None:
     page = new_page()
     sign_in(page, "ada")
-    page.get_by_label("Your question").fill("Can I bring my dog on home working days?")
+    page.get_by_label("Your question").fill("How many dogs may I bring on home working days?")
     page.get_by_role("button", name="Ask").click()
     page.wait_for_selector(".nonanswer")
     assert "The documents don't cover this." in page.inner_text(".nonanswer")
@@ -85,7 +85,7 @@ def test_an_abstention_offers_a_person_and_hands_it_over(
     owner = new_page()
     sign_in(owner, "eddie")
     owner.goto("/handoffs")
-    card = owner.locator(".handoff", has_text="bring my dog")
+    card = owner.locator(".handoff", has_text="dogs may I bring")
     assert card.count() == 1
     shot(owner, live_server, "08-handoffs-owner")
     card.get_by_label("Resolution").fill("No pets at home-working desks; see the office guide.")
@@ -94,7 +94,9 @@ def test_an_abstention_offers_a_person_and_hands_it_over(
     ) as closing:
         card.get_by_role("button", name="Close handoff").click()
     assert closing.value.status == 200, closing.value.text()
-    owner.locator(".handoff", has_text="bring my dog").wait_for(state="detached", timeout=60_000)
+    owner.locator(".handoff", has_text="dogs may I bring").wait_for(
+        state="detached", timeout=60_000
+    )
     owner.goto("/handoffs?state=closed")
     assert "No pets" in owner.inner_text("#handoff-list")
 

@@ -1,0 +1,109 @@
+"""The questions employees asked in their own words (issue 13), through ``POST /api/ask``
+over the real sample corpus, the bundled model and the default answerer, each as the user
+who asked it: the right answer, or — for a confidential document asked by an employee — a
+refusal that shows none of its text."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from docent.wiring import Services
+from tests.api.conftest import build_settings
+from tests.api.corpus import make_users
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "policies"
+SEVERANCE_TEXT = ("two weeks of base pay", "SV-ENH-3", "severance.pdf", "Standard package")
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory, bundled_embedder: Any) -> Iterator[Any]:
+    services = Services(
+        build_settings(tmp_path_factory.mktemp("issue13") / "data"), bundled_embedder
+    )
+    manifest = SAMPLE / "MANIFEST.csv"
+    rows = manifest.read_text(encoding="utf-8").splitlines()[1:]
+    job = services.ingestor.submit(
+        [SAMPLE / row.split(",", 1)[0] for row in rows if row.strip()],
+        root=SAMPLE,
+        manifest=manifest,
+    )
+    services.ingestor.run(job)
+    assert services.ingestor.job_status(job)["state"] == "succeeded"
+    tokens = make_users(services)  # ada: employee; cy: confidential
+    with TestClient(create_app(services), raise_server_exceptions=False) as test_client:
+        yield lambda user, q: test_client.post(
+            "/api/ask", json={"question": q}, headers={"Authorization": f"Bearer {tokens[user]}"}
+        )
+    services.close()
+
+
+@pytest.mark.parametrize(
+    ("user", "question", "expected"),
+    [
+        ("ada", "How many holiday days do I get a year?", "25 days"),
+        ("ada", "How many days a week can I work remotely?", "fully remotely"),
+        ("ada", "Can I work from Spain for a few weeks in the summer?", "30 working days"),
+        (
+            "ada",
+            "A customer wants a refund 3 weeks after buying. Are we still allowed to give it?",
+            "within 30 days",
+        ),
+        ("ada", "What's the daily allowance for food when I travel to Lisbon?", "€64"),
+        ("ada", "Which EV charger at the office is the fastest?", "50 kW"),
+        ("cy", "How much severance would I get if my role is made redundant?", "two weeks"),
+        ("cy", "What is the severance policy?", "two weeks"),
+        ("ada", "What was the refund window under the 2022 policy?", "14 days"),
+    ],
+)
+def test_each_question_gets_the_right_answer(
+    client: Any, user: str, question: str, expected: str
+) -> None:
+    response = client(user, question)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["outcome"] == "answered", body
+    assert expected in body["answer"]
+    assert body["citations"] and all(c["quote"] for c in body["citations"])
+
+
+def test_the_old_version_is_marked_and_the_current_rule_shown_beside_it(client: Any) -> None:
+    body = client("ada", "What was the refund window under the 2022 policy?").json()
+    statuses = {c["source"]: c["status"] for c in body["citations"]}
+    assert statuses["refunds-2022.md"] == "superseded"
+    assert statuses.get("refunds.md") == "current"
+    assert "Under the superseded version (effective 2022-04-01)" in body["answer"]
+
+
+def test_a_table_answer_carries_its_row_as_cells(client: Any) -> None:
+    body = client("ada", "Which EV charger at the office is the fastest?").json()
+    (table,) = [c["table"] for c in body["citations"] if c["table"]]
+    assert table == {
+        "header": ["Space", "Charger", "Power", "Connector"],
+        "rows": [["B4", "ABB Terra DC", "50 kW", "CCS"]],
+    }
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How much severance would I get if my role is made redundant?",
+        "What is the severance policy?",
+    ],
+)
+def test_an_employee_asking_about_severance_is_refused_without_its_text(
+    client: Any, question: str
+) -> None:
+    response = client("ada", question)
+    assert response.status_code == 200
+    body = response.json()
+    assert body["outcome"] != "answered"
+    assert not any(text in response.text for text in SEVERANCE_TEXT)
+    assert body["handoff"] is not None

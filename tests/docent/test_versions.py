@@ -1,0 +1,48 @@
+"""Questions about a past version, and which chunks are that version."""
+
+from datetime import date
+
+import pytest
+
+from docent.versions import VersionRequest, names_version, version_request
+from tests.render.builders import make_chunk
+
+
+@pytest.mark.parametrize(
+    ("question", "request_"),
+    [
+        ("What was the refund window under the 2022 policy?", VersionRequest(year=2022)),
+        ("What did the Team plan cost in the 2023 pricing?", VersionRequest(year=2023)),
+        ("What was the old refund limit?", VersionRequest(older=True)),
+        ("What were the rules before 2025?", VersionRequest(before=2025, older=True)),
+        ("How many days of annual leave do I get?", None),
+        ("Which public holidays are there in 2026?", VersionRequest(year=2026)),
+    ],
+)
+def test_version_request(question: str, request_: VersionRequest | None) -> None:
+    assert version_request(question) == request_
+
+
+def old_refunds() -> object:
+    return make_chunk(
+        "refunds-2022.md#0",
+        "Customers may request a full refund within 14 days.",
+        status="superseded",
+        superseded_by="refunds.md",
+        effective_date=date(2022, 4, 1),
+        title="Refunds Policy 2022",
+    )
+
+
+def test_only_superseded_chunks_of_the_named_year_qualify() -> None:
+    old = old_refunds()
+    current = make_chunk("refunds.md#0", "Within 30 days.", effective_date=date(2025, 3, 1))
+    assert names_version(VersionRequest(year=2022), old)  # type: ignore[arg-type]
+    assert names_version(VersionRequest(older=True), old)  # type: ignore[arg-type]
+    assert not names_version(VersionRequest(year=2022), current)
+    # In force in 2023 (effective 2022, its successor only from 2025) …
+    assert names_version(VersionRequest(year=2023), old, date(2025, 3, 1))  # type: ignore[arg-type]
+    # … but not in 2026, once the successor took over.
+    assert not names_version(VersionRequest(year=2026), old, date(2025, 3, 1))  # type: ignore[arg-type]
+    assert not names_version(VersionRequest(year=2021), old)  # type: ignore[arg-type]
+    assert names_version(VersionRequest(before=2025, older=True), old)  # type: ignore[arg-type]

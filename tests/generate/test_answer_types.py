@@ -1,0 +1,97 @@
+"""What a question asks for, read from its words alone, and how a unit carries it."""
+
+import pytest
+
+from generate.answer_types import expect, type_fit, wants_figure
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "units", "per"),
+    [
+        ("How many holiday days do I get a year?", "quantity", {"day"}, "year"),
+        ("How many days a week can I work remotely?", "quantity", {"day"}, "week"),
+        (
+            "how many weeks of severance pay do people get per year of service?",
+            "quantity",
+            {"week"},
+            "year",
+        ),
+        ("How many roles does the restructuring plan cut?", "quantity", {"role"}, None),
+        ("What's the daily allowance for food when I travel to Lisbon?", "money", set(), None),
+        ("How much is the home office stipend?", "money", set(), None),
+        ("How much can a team lead approve for refunds?", "quantity", set(), None),
+        ("How long is parental leave for the main caregiver?", "duration", None, None),
+        ("What was the refund window under the 2022 policy?", "duration", None, None),
+        ("When do I get paid?", "date", set(), None),
+        ("Can I work from Spain for a few weeks in the summer?", "yesno", set(), None),
+        (
+            "A customer wants a refund 3 weeks after buying. Are we still allowed to give it?",
+            "yesno",
+            set(),
+            None,
+        ),
+        ("Who approves expenses above €2,500?", "who", set(), None),
+        ("Where do I book a desk?", "where", set(), None),
+        ("How do I report a lost laptop?", "howto", set(), None),
+        ("What is the severance policy?", "overview", set(), None),
+        ("What percentage of severance is taxed?", "quantity", {"%"}, None),
+        ("Tell me about the dress code", "other", set(), None),
+    ],
+)
+def test_expect_reads_the_asked_type(
+    question: str, kind: str, units: set[str] | None, per: str | None
+) -> None:
+    got = expect(question)
+    assert got.kind == kind
+    if units is not None:
+        assert got.units == frozenset(units)
+    assert got.per == per
+
+
+def test_a_subordinate_when_does_not_make_a_date_question() -> None:
+    assert expect("What's the daily allowance when I travel to Lisbon?").kind == "money"
+    assert expect("When must I submit my expenses?").kind == "date"
+
+
+def test_superlatives_name_a_direction_and_column_hints() -> None:
+    fastest = expect("Which EV charger at the office is the fastest?").superlative
+    assert fastest is not None and fastest.direction == "max" and "power" in fastest.hints
+    cheapest = expect("Which is the cheapest paid plan?").superlative
+    assert cheapest is not None and cheapest.direction == "min"
+    assert expect("How many days of leave do I get?").superlative is None
+
+
+def test_a_days_question_fits_days_best_then_other_figures_then_none() -> None:
+    days = expect("How many holiday days do I get a year?")
+    assert type_fit(days, "You receive 25 days of paid annual leave per calendar year.") == 1.0
+    assert type_fit(days, "You may carry up to 5 unused days into the next year.") == 0.7
+    assert type_fit(days, "Take the time off within 3 months.") == 0.35
+    assert type_fit(days, "Request leave in Harbor.") == 0.0
+
+
+def test_a_per_week_question_prefers_a_per_week_figure() -> None:
+    weekly = expect("How many days a week can I work remotely?")
+    assert type_fit(weekly, "Spend at least two days a week in the office.") == 1.0
+    assert type_fit(weekly, "Up to 30 working days per calendar year.") == 0.3
+
+
+def test_money_is_an_amount_or_pay_counted_in_time() -> None:
+    money = expect("How much severance would I get?")
+    assert type_fit(money, "Refunds up to €1,000 are approved by a lead.") == 1.0
+    assert type_fit(money, "It pays two weeks of base pay per year of service.") == 1.0
+    assert type_fit(money, "Outplacement support lasts 3 months.") == 0.5
+    assert type_fit(money, "These guidelines set the severance.") == 0.0
+
+
+def test_yes_no_wants_a_rule_and_a_superlative_wants_a_table_row() -> None:
+    yesno = expect("Can I work from Spain for a few weeks?")
+    assert type_fit(yesno, "You may work from abroad for up to 30 days.") == 1.0
+    assert type_fit(yesno, "Larkspur has offices in Dublin and Lisbon.") == 0.4
+    fastest = expect("Which EV charger is the fastest?")
+    assert type_fit(fastest, "| B4 | ABB Terra DC | 50 kW |", row=True) == 1.0
+    assert type_fit(fastest, "Four of the spaces have EV chargers.") == 0.3
+
+
+def test_figure_kinds() -> None:
+    assert wants_figure(expect("How many days?"))
+    assert not wants_figure(expect("Who approves refunds?"))

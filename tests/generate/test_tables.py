@@ -1,0 +1,59 @@
+"""Pipe tables in blocks: parsing, the view for clients, and the superlative's row."""
+
+from decimal import Decimal
+
+from generate.answer_types import expect
+from generate.tables import (
+    cell_value,
+    row_reading,
+    superlative_column,
+    superlative_row,
+    table_rows,
+    table_view,
+)
+
+CHARGERS = (
+    "| Space | Charger | Power | Connector |\n| --- | --- | --- | --- |\n"
+    "| B1 | Wallbox Pulsar | 7.4 kW | Type 2 |\n| B3 | ABB Terra AC | 22 kW | Type 2 |\n"
+    "| B4 | ABB Terra DC | 50 kW | CCS |"
+)
+
+
+def test_table_rows_keep_the_rule_line_with_the_header() -> None:
+    header, rows = table_rows(CHARGERS) or ("", [])
+    assert header == "| Space | Charger | Power | Connector |\n| --- | --- | --- | --- |"
+    assert rows[-1] == "| B4 | ABB Terra DC | 50 kW | CCS |"
+    assert table_rows("no | table here") is None
+
+
+def test_table_view_is_cells_without_the_rule_and_none_for_prose() -> None:
+    view = table_view("| City | Daily per diem |\n|---|---|\n| Lisbon | €64 |")
+    assert view == {"header": ["City", "Daily per diem"], "rows": [["Lisbon", "€64"]]}
+    assert table_view("Refunds within 30 days.") is None
+    assert table_view("Intro line\n| a | b |\n| 1 | 2 |") is None  # mixed: not a quote of a table
+
+
+def test_row_reading_and_cell_values() -> None:
+    assert row_reading("| City | Tier |\n|---|---|", "| Lisbon | |") == "City: Lisbon"
+    assert cell_value("€1,200 per year") == 1200
+    assert cell_value("7.4 kW") == Decimal("7.4")
+    assert cell_value("Type 2") == 2 and cell_value("CCS") is None
+
+
+def test_a_superlative_ranks_by_the_column_its_words_name() -> None:
+    header, rows = table_rows(CHARGERS) or ("", [])
+    fastest = expect("Which EV charger is the fastest?").superlative
+    assert fastest is not None
+    assert superlative_column(header, rows, fastest, "Which EV charger is the fastest?") == 2
+    assert superlative_row(header, rows, fastest, "Which EV charger is the fastest?") == 2
+    slowest = expect("Which charger is the slowest?").superlative
+    assert slowest is not None
+    assert superlative_row(header, rows, slowest, "Which charger is the slowest?") == 0
+
+
+def test_a_tie_at_the_top_picks_no_row() -> None:
+    table = "| Plan | Price |\n|---|---|\n| A | €10 |\n| B | €10 |\n| C | €5 |"
+    header, rows = table_rows(table) or ("", [])
+    dearest = expect("Which plan is the most expensive?").superlative
+    assert dearest is not None
+    assert superlative_row(header, rows, dearest, "Which plan is the most expensive?") is None
