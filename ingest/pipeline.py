@@ -20,13 +20,14 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.exc import InterfaceError, OperationalError
 
-from docent.contracts import Chunk, DocumentMeta, Embedder
+from docent.contracts import Chunk, DocumentMeta, Embedder, Principal
 from docent.db.models import Document, JobFile
 from docent.db.session import session_scope
 from docent.errors import DocentError, InvalidInput, NotFound, Unavailable
 from ingest import jobs
 from ingest.dispatch import celery_dispatch
-from ingest.errors import EmptyDocument, IngestFileError, QueueUnavailable
+from ingest.errors import EmptyDocument, IngestError, IngestFileError, QueueUnavailable, Refused
+from ingest.grant import own_audience, refusal
 from ingest.metadata import (
     ManifestRow,
     check_successors,
@@ -34,7 +35,14 @@ from ingest.metadata import (
     read_manifest,
     resolve_metadata,
 )
-from ingest.registry import Embedded, Registry, WriteResult, document_summary, meta_from_row
+from ingest.registry import (
+    ContentChanged,
+    Embedded,
+    Registry,
+    WriteResult,
+    document_summary,
+    meta_from_row,
+)
 
 if TYPE_CHECKING:
     from docent.wiring import Services
@@ -106,10 +114,12 @@ class Ingestor:
         manifest: Path | None = None,
         overrides: Mapping[str, str | None] | None = None,
         created_by: str | None = None,
+        uploader: Principal | None = None,
     ) -> str:
         """Record a job over ``paths`` (folders expanded recursively) and return its id.
         Files that cannot be ingested (unsupported type, missing, too large) are recorded
-        as failed with their reason; the others wait for ``run``."""
+        as failed with their reason; the others wait for ``run``. ``uploader`` (an upload
+        through the API) bounds the level and groups each file may get (``ingest.grant``)."""
         clean = jobs.check_overrides(overrides or {}, self._settings.access_levels)
         if manifest is None:
             manifest = jobs.folder_manifest(paths)
@@ -130,6 +140,9 @@ class Ingestor:
             "root": str(root.resolve()) if root else None,
             "manifest": str(manifest.resolve()) if manifest else None,
             "overrides": clean,
+            "uploader": {"clearance": uploader.clearance, "groups": sorted(uploader.groups)}
+            if uploader is not None
+            else None,
         }
         with session_scope(self._sessions) as session:
             return jobs.create_job(
@@ -317,11 +330,14 @@ class Ingestor:
             return WriteResult("unchanged", len(chunks), None)
         embedded = embed_chunks(self._services.embedder, chunks) if change == "content" else None
         self._progress(task, 0.9)
-        try:
-            return self.registry.write(meta, chunks, embedded, force=force)
-        except LookupError:  # content changed under us since classify: embed and write
-            embedded = embed_chunks(self._services.embedder, chunks)
-            return self.registry.write(meta, chunks, embedded, force=force)
+        written = self.registry.write(meta, chunks, embedded, force=force)
+        if isinstance(written, ContentChanged):  # changed under us since classify
+            written = self.registry.write(
+                meta, chunks, embed_chunks(self._services.embedder, chunks), force=force
+            )
+            if isinstance(written, ContentChanged):  # not possible with vectors given
+                raise IngestError(f"{task.source}: the registry refused the vectors it asked for")
+        return written
 
     def _resolve(self, task: jobs.FileTask, properties: Mapping[str, str]) -> DocumentMeta:
         if task.kind == "reindex":
@@ -345,16 +361,22 @@ class Ingestor:
                 else task.source
             )
             manifest_row = rows.get(key)
+        overrides = dict(task.params.get("overrides") or {})
+        levels = self._settings.access_levels
         meta = resolve_metadata(
             task.source,
             doc_id_for(task.source),
             properties,
             manifest_row,
-            dict(task.params.get("overrides") or {}),
-            levels=self._settings.access_levels,
+            overrides,
+            levels=levels,
             default_level=self._settings.default_access_level,
             today=self._today(),
         )
+        own = own_audience(properties, manifest_row, levels)
+        reason = refusal(own, overrides, meta, _uploader(task), levels)
+        if reason is not None:
+            raise Refused(task.source, reason)
         if meta.superseded_by or meta.supersedes:
             with session_scope(self._sessions) as session:
                 batch = jobs.batch_sources(session, task.job_id)
@@ -377,3 +399,13 @@ class Ingestor:
     def _progress(self, task: jobs.FileTask, progress: float) -> None:
         with session_scope(self._sessions) as session:
             jobs.set_progress(session, task.job_file_id, progress)
+
+
+def _uploader(task: jobs.FileTask) -> Principal | None:
+    """Who uploaded the job's files through the API (``None``: the command line)."""
+    raw = task.params.get("uploader")
+    if not isinstance(raw, dict):
+        return None
+    return Principal(
+        user_id=str(task.job_id), clearance=str(raw["clearance"]), groups=frozenset(raw["groups"])
+    )

@@ -110,8 +110,18 @@ class WriteResult:
     index_version: int | None  # the version this write made, None when nothing changed
 
 
+@dataclass(frozen=True)
+class ContentChanged:
+    """What ``write`` returns, having written nothing, when it was given no vectors (the
+    caller judged only metadata changed) but under the lock the content differs after all:
+    embed the chunks and write again."""
+
+    source: str
+
+
 class _NeedsVectors(Exception):
-    """Raised inside a write transaction that turns out to need vectors it was not given."""
+    """Raised inside a write transaction that turns out to need vectors it was not given
+    (it rolls the transaction back; ``write`` turns it into ``ContentChanged``)."""
 
 
 class Registry:
@@ -163,12 +173,13 @@ class Registry:
         embedded: Embedded | None,
         *,
         force: bool = False,
-    ) -> WriteResult:
+    ) -> WriteResult | ContentChanged:
         """Bring the index and the registry to this document, changing only what differs.
 
         ``embedded`` may be ``None`` when the caller judged that only metadata changed; if
-        under the lock the content turns out changed after all, this raises ``LookupError``
-        so the caller embeds and calls again."""
+        under the lock the content turns out changed after all, nothing is written and this
+        returns ``ContentChanged`` so the caller embeds and calls again. Any exception is a
+        fault, never that signal."""
         if not chunks:
             raise ValueError("a document to write has at least one chunk")
         try:
@@ -198,7 +209,7 @@ class Registry:
         except _Unchanged:
             return WriteResult("unchanged", len(chunks), None)
         except _NeedsVectors:
-            raise LookupError(f"{meta.source}: content changed; embed it and write again") from None
+            return ContentChanged(meta.source)
 
     def retire(self, source: str) -> int:
         """Remove a document's chunks from the index and mark it retired; return the new
