@@ -315,9 +315,7 @@ def test_an_empty_level_field_cannot_publish_a_confidential_document(
     assert accepted.status_code == 202, accepted.text
     assert [a["access_level"] for a in accepted.json()["accepted"]] == ["confidential"]
     env.wait_job(accepted.json()["job_id"])
-    assert {c.access_level for c in env.services.index.chunks_of("larkspur.md")} == {
-        "confidential"
-    }
+    assert {c.access_level for c in env.services.index.chunks_of("larkspur.md")} == {"confidential"}
     for who in ("ada", "eddie"):
         asked = env.post(who, "/api/ask", json={"question": "What does Project Larkspur buy?"})
         assert asked.status_code == 200 and "Porto" not in asked.text
