@@ -98,6 +98,7 @@ def job_view(
                 "state": f.state,
                 "progress": 1.0 if done else round(float(f.progress or 0.0), 3),
                 "chunks": f.chunks,
+                "access_level": level if readable else None,
                 "error": (f.error if readable else "failed (details above your clearance)")
                 if f.error
                 else None,

@@ -27,6 +27,7 @@ class IngestorPort(Protocol):
         overrides: Mapping[str, str | None] | None,
         created_by: str | None,
         uploader: Principal | None = None,
+        levels: Mapping[str, str] | None = None,
     ) -> str: ...
 
     def run(self, job_id: str) -> None: ...

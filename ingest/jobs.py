@@ -170,7 +170,10 @@ def create_job(
     kind: str,
     params: Mapping[str, Any],
     created_by: str | None,
+    levels: Mapping[str, str] | None = None,
 ) -> str:
+    """``levels``: the access level each source will get, when known before the job runs
+    (an upload resolves it to show it); the job view shows it."""
     job_id = str(uuid.uuid4())
     session.add(Job(id=job_id, kind=kind, state="queued", created_by=created_by, params=params))
     session.flush()
@@ -185,6 +188,7 @@ def create_job(
                 state="failed" if failed else "pending",
                 progress=1.0 if failed else 0.0,
                 error=planned.error,
+                access_level=(levels or {}).get(planned.source),
                 finished_at=now if failed else None,
                 seconds=0.0 if failed else None,
             )

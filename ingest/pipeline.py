@@ -23,7 +23,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from docent.contracts import Chunk, DocumentMeta, Embedder, Principal
 from docent.db.models import Document, JobFile
 from docent.db.session import session_scope
-from docent.errors import DocentError, InvalidInput, NotFound, Unavailable
+from docent.errors import DocentError, InvalidInput, NotFound, Unavailable, public_message
 from ingest import jobs
 from ingest.dispatch import celery_dispatch
 from ingest.errors import EmptyDocument, IngestError, IngestFileError, QueueUnavailable, Refused
@@ -48,6 +48,11 @@ if TYPE_CHECKING:
     from docent.wiring import Services
 
 log = logging.getLogger(__name__)
+
+# What a job shows for a service that did not answer (never the vendor's text: job views
+# reach editors and operators; the text is logged).
+QUEUE_DOWN = "the ingest queue did not answer; nothing was indexed: start the broker, then retry"
+DB_DOWN = "the database did not answer; try again shortly"
 
 # A service that did not answer (Qdrant, or the DB before or after Services wrapped it):
 # worth another try later, unlike a file's own fault.
@@ -115,11 +120,13 @@ class Ingestor:
         overrides: Mapping[str, str | None] | None = None,
         created_by: str | None = None,
         uploader: Principal | None = None,
+        levels: Mapping[str, str] | None = None,
     ) -> str:
         """Record a job over ``paths`` (folders expanded recursively) and return its id.
         Files that cannot be ingested (unsupported type, missing, too large) are recorded
         as failed with their reason; the others wait for ``run``. ``uploader`` (an upload
-        through the API) bounds the level and groups each file may get (``ingest.grant``)."""
+        through the API) bounds the level and groups each file may get (``ingest.grant``);
+        ``levels`` is the level each source was shown it would get (source -> level)."""
         clean = jobs.check_overrides(overrides or {}, self._settings.access_levels)
         if manifest is None:
             manifest = jobs.folder_manifest(paths)
@@ -146,7 +153,7 @@ class Ingestor:
         }
         with session_scope(self._sessions) as session:
             return jobs.create_job(
-                session, planned, kind="ingest", params=params, created_by=created_by
+                session, planned, kind="ingest", params=params, created_by=created_by, levels=levels
             )
 
     def reindex_all(self, *, created_by: str | None = None) -> str:
@@ -190,8 +197,8 @@ class Ingestor:
             if self._dispatch is not None:
                 try:
                     self._dispatch(job_file_id)
-                except QueueUnavailable as exc:
-                    self._fail_undispatched(job_id, todo[n:], exc.message)
+                except QueueUnavailable:
+                    self._fail_undispatched(job_id, todo[n:], QUEUE_DOWN)
                     raise
                 continue
             result = self.run_file(job_file_id)
@@ -238,9 +245,12 @@ class Ingestor:
         except TRANSIENT as exc:
             if transient == "raise":
                 raise
-            error = exc.message if isinstance(exc, Unavailable) else "the database did not answer"
+            log.warning("%s: %s", task.source, exc)  # the vendor's text, for the operator
+            error = public_message(exc) if isinstance(exc, Unavailable) else DB_DOWN
         except DocentError as exc:
-            error = exc.message
+            if exc.http_status >= 500:
+                log.warning("%s: %s", task.source, exc)
+            error = public_message(exc)
         except Exception as exc:  # one file's unexpected fault must not stop the batch
             # The class name only at ERROR: a library's message may quote the document.
             log.error("%s: ingest failed (%s)", task.source, type(exc).__name__)

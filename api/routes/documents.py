@@ -182,6 +182,7 @@ def upload(
             overrides=overrides,
             created_by=user.username,
             uploader=user.principal,
+            levels={a.filename: a.access_level for a in accepted if a.access_level},
         )
     except Exception:
         shutil.rmtree(folder, ignore_errors=True)

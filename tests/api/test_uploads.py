@@ -69,7 +69,8 @@ def test_a_documents_own_level_holds_unless_the_form_raises_it(
     shown = {a["filename"]: (a["access_level"], a["level_from"]) for a in body["accepted"]}
     assert shown == dict.fromkeys(NAMES, (expected, origin))
     job = env.wait_job(body["job_id"])
-    assert job["state"] == "succeeded", job["errors"]
+    assert job["state"] == "succeeded", job["files"]
+    assert {f["source"]: f["access_level"] for f in job["files"]} == dict.fromkeys(NAMES, expected)
     for name in NAMES:
         assert registry_level(env, name) == expected
         assert indexed_levels(env, name) == {expected}
