@@ -21,6 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from api.context import configure_logging
 from api.deps import declared_roles
 from api.errors import install_error_handlers
+from api.jobs import resume_interrupted
 from api.metrics import Metrics
 from api.middleware import request_context_middleware
 from api.security import SessionSigner
@@ -52,6 +53,7 @@ def create_app(services: Services) -> FastAPI:
         app.state.http.close()
         app.state.job_runner = _job_runner()
         app.state.http = httpx.Client(follow_redirects=False)
+        app.state.job_runner.submit(resume_interrupted, services)
         promoter = asyncio.create_task(_promote_due_hourly(app))
         try:
             yield

@@ -306,6 +306,12 @@ def requeue_failed(session: Session, job_id: str) -> list[int]:
     return ids
 
 
+def unfinished_job_ids(session: Session) -> list[str]:
+    """Jobs not finished (queued or running), oldest first."""
+    query = select(Job.id).where(Job.state.in_(("queued", "running"))).order_by(Job.created_at)
+    return list(session.scalars(query))
+
+
 def pending_file_ids(session: Session, job_id: str) -> list[int]:
     """Files still to do: pending, or running when a worker died under them."""
     return [f.id for f in job_files(session, job_id) if f.state not in FILE_DONE]
