@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import date
@@ -32,6 +33,8 @@ from docent.db.state import bump_index_version
 from docent.errors import NotFound
 from ingest.metadata import with_metadata
 from ingest.vector_store import QdrantIndex
+
+log = logging.getLogger(__name__)
 
 Change = Literal["unchanged", "metadata", "content"]
 
@@ -182,6 +185,7 @@ class Registry:
         fault, never that signal."""
         if not chunks:
             raise ValueError("a document to write has at least one chunk")
+        unrecorded: list[str] = []  # points of a document the registry did not name yet
         try:
             with session_scope(self._sessions) as session:
                 version = bump_index_version(session)
@@ -196,6 +200,8 @@ class Registry:
                 index = self._index()
                 if change == "content":
                     assert embedded is not None
+                    if row is None or row.retired:
+                        unrecorded = [c.chunk_id for c in marked]
                     index.upsert(marked, embedded.chunk_vectors, list(embedded.sentence_vectors))
                     new_ids = {c.chunk_id for c in marked}
                     stale = [c.chunk_id for c in index.chunks_of(meta.source)]
@@ -210,6 +216,28 @@ class Registry:
             return WriteResult("unchanged", len(chunks), None)
         except _NeedsVectors:
             return ContentChanged(meta.source)
+        except BaseException:
+            if unrecorded:
+                self._forget_unrecorded(meta.source, unrecorded)
+            raise
+
+    def _forget_unrecorded(self, source: str, chunk_ids: list[str]) -> None:
+        """The transaction failed after a new document's points were written (the database
+        dropped the connection at commit): take them out again, so search never shows a
+        document the registry does not name (nothing could list, check or retire it). A
+        changed document needs no such step: its registry row still names it, and the
+        retried write replaces the same point ids."""
+        try:
+            with session_scope(self._sessions) as session:
+                row = _row(session, source)
+                if row is not None and not row.retired:
+                    return  # another write recorded it meanwhile: its points are its own
+        except Exception:  # noqa: BLE001 - the database is still down: remove them anyway
+            log.warning("%s: cannot read the registry; removing unrecorded points", source)
+        try:
+            self._index().delete_ids(chunk_ids)
+        except Exception:  # noqa: BLE001 - the original fault is what the caller must see
+            log.error("%s: %d unrecorded points could not be removed", source, len(chunk_ids))
 
     def retire(self, source: str) -> int:
         """Remove a document's chunks from the index and mark it retired; return the new
