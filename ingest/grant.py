@@ -86,6 +86,19 @@ def refusal(
     return None
 
 
+def uploader_of(params: Mapping[str, object]) -> Principal | None:
+    """Who uploaded a job's files through the API, from its params (``None``: the CLI)."""
+    raw = params.get("uploader")
+    if not isinstance(raw, Mapping):
+        return None
+    groups = raw.get("groups")
+    return Principal(
+        user_id="uploader",
+        clearance=str(raw.get("clearance")),
+        groups=frozenset(str(g) for g in groups) if isinstance(groups, list) else frozenset(),
+    )
+
+
 def level_origin(own: OwnAudience, overrides: Mapping[str, str | None]) -> LevelOrigin:
     """Where the level a file gets comes from: the form's field, the document, or the default."""
     if (overrides.get("access_level") or "").strip():

@@ -27,7 +27,7 @@ from docent.errors import DocentError, InvalidInput, NotFound, Unavailable, publ
 from ingest import jobs
 from ingest.dispatch import celery_dispatch
 from ingest.errors import EmptyDocument, IngestError, IngestFileError, QueueUnavailable, Refused
-from ingest.grant import own_audience, refusal
+from ingest.grant import own_audience, refusal, uploader_of
 from ingest.metadata import (
     ManifestRow,
     check_successors,
@@ -384,7 +384,7 @@ class Ingestor:
             today=self._today(),
         )
         own = own_audience(properties, manifest_row, levels)
-        reason = refusal(own, overrides, meta, _uploader(task), levels)
+        reason = refusal(own, overrides, meta, uploader_of(task.params), levels)
         if reason is not None:
             raise Refused(task.source, reason)
         if meta.superseded_by or meta.supersedes:
@@ -409,13 +409,3 @@ class Ingestor:
     def _progress(self, task: jobs.FileTask, progress: float) -> None:
         with session_scope(self._sessions) as session:
             jobs.set_progress(session, task.job_file_id, progress)
-
-
-def _uploader(task: jobs.FileTask) -> Principal | None:
-    """Who uploaded the job's files through the API (``None``: the command line)."""
-    raw = task.params.get("uploader")
-    if not isinstance(raw, dict):
-        return None
-    return Principal(
-        user_id=str(task.job_id), clearance=str(raw["clearance"]), groups=frozenset(raw["groups"])
-    )

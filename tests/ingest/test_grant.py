@@ -11,7 +11,7 @@ import pytest
 from docent.access import DEFAULT_LEVELS
 from docent.contracts import DocumentMeta, Principal
 from docent.wiring import Services
-from ingest.grant import OwnAudience, level_origin, own_audience, refusal
+from ingest.grant import OwnAudience, level_origin, own_audience, refusal, uploader_of
 from ingest.metadata import ManifestRow, resolve_metadata
 
 CONFIDENTIAL_MD = """---
@@ -128,3 +128,9 @@ def test_the_job_checks_the_uploader_again_when_it_runs(services: Services, tmp_
     assert status["state"] == "failed"
     assert "above your clearance (employee)" in status["errors"][0]["reason"]
     assert services.index.chunks_of("hold.md") == []
+
+
+def test_the_uploader_is_read_back_from_the_job_params() -> None:
+    params = {"uploader": {"clearance": "employee", "groups": ["hr"]}}
+    assert uploader_of(params) == Principal("uploader", "employee", frozenset({"hr"}))
+    assert uploader_of({"uploader": None}) is None and uploader_of({}) is None
