@@ -159,10 +159,12 @@ def user_for_token(session: Session, plain: str) -> User | None:
     last = row.last_used_at
     if last is not None and last.tzinfo is None:  # SQLite hands back naive datetimes
         last = last.replace(tzinfo=UTC)
-    # At most one write a minute per token: a write on every request queued every request
-    # behind an ingest's write lock on SQLite (benchmarks/load.py).
+    # At most one write a minute per token, committed at once: on SQLite a write left to the
+    # end of the request held the database's write lock through the whole ask, and every
+    # other writer (traces, gaps, ingest) timed out behind it (benchmarks/load.py).
     if last is None or now - last > TOKEN_TOUCH_EVERY:
         row.last_used_at = now
+        session.commit()
     return user
 
 

@@ -129,4 +129,6 @@ def test_a_token_records_its_use_at_most_once_a_minute(sessions: sessionmaker[Se
         row.last_used_at = first - timedelta(minutes=2)
     with session_scope(sessions) as db:
         assert user_for_token(db, token) is not None
-        assert db.dirty  # used two minutes ago: recorded again
+        assert not db.dirty  # used two minutes ago: recorded again, and committed at once
+    with session_scope(sessions) as db:
+        assert db.query(ApiToken).one().last_used_at != first - timedelta(minutes=2)
