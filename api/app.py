@@ -21,6 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from api.context import configure_logging
 from api.deps import declared_roles
 from api.errors import install_error_handlers
+from api.jobs import resume_interrupted
 from api.metrics import Metrics
 from api.middleware import request_context_middleware
 from api.security import SessionSigner
@@ -46,6 +47,13 @@ def create_app(services: Services) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Fresh workers each start: a lifespan may run more than once (the fuzz tests' ASGI
+        # client restarts it), and the last stop shut the previous ones down.
+        app.state.job_runner.shutdown(wait=False)
+        app.state.http.close()
+        app.state.job_runner = _job_runner()
+        app.state.http = httpx.Client(follow_redirects=False)
+        app.state.job_runner.submit(resume_interrupted, services)
         promoter = asyncio.create_task(_promote_due_hourly(app))
         try:
             yield
@@ -73,7 +81,7 @@ def create_app(services: Services) -> FastAPI:
     app.state.metrics = Metrics(lambda: services.sessions)
     app.state.http = httpx.Client(follow_redirects=False)
     # Inline (no broker) ingest jobs run here, one at a time, off the request thread.
-    app.state.job_runner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docent-ingest")
+    app.state.job_runner = _job_runner()
 
     app.middleware("http")(request_context_middleware)
     install_error_handlers(app)
@@ -81,6 +89,10 @@ def create_app(services: Services) -> FastAPI:
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     check_every_route_declares_a_role(app)
     return app
+
+
+def _job_runner() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="docent-ingest")
 
 
 async def _promote_due_hourly(app: FastAPI) -> None:

@@ -2,8 +2,10 @@
 the framework's own errors, and the vendor errors that can escape an adapter, all rendered
 as ``{"error": {"code", "message", "request_id"}}``.
 
-Vendor messages are never passed through (they can hold URLs with passwords, or SQL); the
-service is named instead. Browser page requests get an HTML page (or the login page on 401).
+Vendor messages are never passed through (they can hold URLs with passwords, paths, hosts or
+SQL): a 5xx ``DocentError`` shows ``docent.errors.public_message`` (a fixed text per class),
+a vendor error names the service, and the original text is logged with the request id.
+Browser page requests get an HTML page (or the login page on 401).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.context import request_id_var
-from docent.errors import DocentError, InvalidInput
+from docent.errors import INTERNAL_MESSAGE, DocentError, InvalidInput, public_message
 
 log = logging.getLogger("docent.api")
 
@@ -61,7 +63,7 @@ class Unauthenticated(DocentError):
 def status_for(exc: BaseException) -> tuple[int, str, str]:
     """(HTTP status, stable code, message safe to show) for any exception."""
     if isinstance(exc, DocentError):
-        return exc.http_status, exc.code, exc.message
+        return exc.http_status, exc.code, public_message(exc)
     if isinstance(exc, StarletteHTTPException):
         return exc.status_code, _HTTP_CODES.get(exc.status_code, "error"), str(exc.detail)
     if isinstance(exc, RequestValidationError):
@@ -69,7 +71,7 @@ def status_for(exc: BaseException) -> tuple[int, str, str]:
     for vendor, service in VENDOR_ERRORS:
         if isinstance(exc, vendor):
             return 503, "unavailable", f"the {service} did not answer; try again shortly"
-    return 500, "internal_error", "something went wrong on our side; the error was logged"
+    return 500, "internal_error", INTERNAL_MESSAGE
 
 
 def _validation_message(exc: RequestValidationError) -> str:
@@ -96,10 +98,16 @@ def _wants_html(request: Request) -> bool:
 
 def render_error(request: Request, exc: BaseException) -> Response:
     status, code, message = status_for(exc)
-    if status >= 500:
+    if status >= 500 or message != getattr(exc, "message", message):
+        # The vendor's text stays here, in the log, beside the request id the caller got.
         log.error(
             "request failed",
-            extra={"code": code, "error_type": type(exc).__name__, "path": request.url.path},
+            extra={
+                "code": code,
+                "error_type": type(exc).__name__,
+                "path": request.url.path,
+                "detail": str(exc),
+            },
             exc_info=status == 500,
         )
     if _wants_html(request):

@@ -15,10 +15,14 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from api.ports import ingestor_of
 from api.users import CurrentUser
 from api.visibility import can_read, documents_by_source
 from docent.db.models import Job, JobFile
+from docent.db.session import session_scope
 from docent.errors import NotFound
+from docent.wiring import Services
+from ingest.jobs import unfinished_job_ids
 
 log = logging.getLogger("docent.api.jobs")
 HIDDEN_SOURCE = "(a file above your clearance)"
@@ -32,6 +36,25 @@ def start(executor: Executor, fn: Callable[[str], Any], job_id: str) -> None:
             log.exception("ingest job failed to run", extra={"job_id": job_id})
 
     executor.submit(work)
+
+
+def resume_interrupted(services: Services) -> list[str]:
+    """Inline ingest runs on the serving process's own thread: jobs it left unfinished when
+    it died (killed, power cut) are run again at start. Their files are idempotent (same
+    point ids, one registry transaction each), so a file that was half done is redone, not
+    duplicated. With a broker, Celery redelivers instead and this does nothing."""
+    ingestor = ingestor_of(services)
+    if getattr(ingestor, "uses_workers", False):
+        return []
+    with session_scope(services.sessions) as session:
+        job_ids = unfinished_job_ids(session)
+    for job_id in job_ids:
+        log.info("resuming an interrupted ingest job", extra={"job_id": job_id})
+        try:
+            ingestor.run(job_id)
+        except Exception:  # one job's fault must not stop the others being resumed
+            log.exception("resuming an ingest job failed", extra={"job_id": job_id})
+    return job_ids
 
 
 def may_see_job(user: CurrentUser, job: Job) -> bool:
@@ -98,6 +121,7 @@ def job_view(
                 "state": f.state,
                 "progress": 1.0 if done else round(float(f.progress or 0.0), 3),
                 "chunks": f.chunks,
+                "access_level": level if readable else None,
                 "error": (f.error if readable else "failed (details above your clearance)")
                 if f.error
                 else None,

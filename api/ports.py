@@ -26,6 +26,8 @@ class IngestorPort(Protocol):
         manifest: Path | None,
         overrides: Mapping[str, str | None] | None,
         created_by: str | None,
+        uploader: Principal | None = None,
+        levels: Mapping[str, str] | None = None,
     ) -> str: ...
 
     def run(self, job_id: str) -> None: ...

@@ -1,18 +1,24 @@
 """Checking and saving uploaded files before they become an ingest job: a safe name, an
-allowed type, a size limit, not empty; each rejected file gets its own reason."""
+allowed type, a size limit, not empty, an audience the uploader may give it; each rejected
+file gets its own reason, each accepted one the level it will get."""
 
 from __future__ import annotations
 
 import re
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import BinaryIO
 
+from docent.contracts import Principal
 from docent.errors import InvalidInput
 from docent.settings import Settings, split_commas
+from ingest.errors import IngestFileError
+from ingest.grant import LevelOrigin, level_origin, own_audience, refusal
+from ingest.metadata import doc_id_for, resolve_metadata
+from ingest.properties import read_properties
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._ -]+")
 _READ = 1 << 20
@@ -20,9 +26,15 @@ _READ = 1 << 20
 
 @dataclass(frozen=True)
 class Accepted:
+    """A saved file; once ``with_audience`` has looked at it, also the level and groups it
+    will be indexed with and where that level comes from."""
+
     filename: str
     path: Path
     bytes: int
+    access_level: str | None = None
+    groups: tuple[str, ...] = ()
+    level_from: LevelOrigin | None = None
 
 
 @dataclass(frozen=True)
@@ -110,6 +122,51 @@ def check_metadata(
             ) from None
     group_list = ",".join(split_commas(groups)) or None
     return {"access_level": level, "effective_date": effective, "groups": group_list}
+
+
+def with_audience(
+    results: Sequence[Accepted | Rejected],
+    settings: Settings,
+    overrides: dict[str, str | None],
+    uploader: Principal,
+) -> list[Accepted | Rejected]:
+    """Read each accepted file's own metadata and resolve the level and groups it will get
+    (its own, the form's, or the default). A file the uploader may not give that audience
+    (``ingest.grant``), or whose own metadata is unusable, is refused and deleted. The job
+    checks again when it runs; this lets the answer say so before it does."""
+    levels = settings.access_levels
+    out: list[Accepted | Rejected] = []
+    for r in results:
+        if not isinstance(r, Accepted):
+            out.append(r)
+            continue
+        try:
+            properties = read_properties(r.path, r.filename)
+            meta = resolve_metadata(
+                r.filename,
+                doc_id_for(r.filename),
+                properties,
+                None,
+                overrides,
+                levels=levels,
+                default_level=settings.default_access_level,
+                today=date.today(),
+            )
+        except IngestFileError as exc:
+            r.path.unlink(missing_ok=True)
+            out.append(Rejected(r.filename, exc.reason))
+            continue
+        own = own_audience(properties, None, levels)
+        reason = refusal(own, overrides, meta, uploader, levels)
+        if reason is not None:
+            r.path.unlink(missing_ok=True)
+            out.append(Rejected(r.filename, reason))
+            continue
+        origin = level_origin(own, overrides)
+        out.append(
+            replace(r, access_level=meta.access_level, groups=meta.groups, level_from=origin)
+        )
+    return out
 
 
 def describe_rejections(rejected: Sequence[Rejected]) -> str:

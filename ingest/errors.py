@@ -11,7 +11,8 @@ InvalidInput
     ├── EncryptedFile                a password protects the content
     ├── EmptyDocument                no text: zero bytes, only whitespace, or nothing extracted
     ├── TooLarge                     over the configured size limit
-    └── BadMetadata                  a metadata field (``field``) has a value we cannot use
+    ├── BadMetadata                  a metadata field (``field``) has a value we cannot use
+    └── Refused                      the uploader may not give the document that audience
 """
 
 from __future__ import annotations
@@ -67,3 +68,10 @@ class BadMetadata(IngestFileError):
     def __init__(self, source: str, field: str, reason: str) -> None:
         super().__init__(source, reason)
         self.field = field
+
+
+class Refused(IngestFileError):
+    """The file would go in readable by more people than its own metadata allows, or at a
+    level its uploader may not grant (``ingest.grant``); nothing of it is written."""
+
+    code = "refused"

@@ -170,7 +170,10 @@ def create_job(
     kind: str,
     params: Mapping[str, Any],
     created_by: str | None,
+    levels: Mapping[str, str] | None = None,
 ) -> str:
+    """``levels``: the access level each source will get, when known before the job runs
+    (an upload resolves it to show it); the job view shows it."""
     job_id = str(uuid.uuid4())
     session.add(Job(id=job_id, kind=kind, state="queued", created_by=created_by, params=params))
     session.flush()
@@ -185,6 +188,7 @@ def create_job(
                 state="failed" if failed else "pending",
                 progress=1.0 if failed else 0.0,
                 error=planned.error,
+                access_level=(levels or {}).get(planned.source),
                 finished_at=now if failed else None,
                 seconds=0.0 if failed else None,
             )
@@ -300,6 +304,12 @@ def requeue_failed(session: Session, job_id: str) -> list[int]:
             ids.append(row.id)
     job.state, job.error, job.finished_at = "queued", None, None
     return ids
+
+
+def unfinished_job_ids(session: Session) -> list[str]:
+    """Jobs not finished (queued or running), oldest first."""
+    query = select(Job.id).where(Job.state.in_(("queued", "running"))).order_by(Job.created_at)
+    return list(session.scalars(query))
 
 
 def pending_file_ids(session: Session, job_id: str) -> list[int]:

@@ -123,7 +123,7 @@ def parse_date(value: str, *, source: str, field: str) -> dt.date:
         ) from None
 
 
-def _split_list(value: str | None) -> tuple[str, ...]:
+def split_list(value: str | None) -> tuple[str, ...]:
     if not value:
         return ()
     seen: dict[str, None] = {}
@@ -195,7 +195,7 @@ def resolve_metadata(
     superseded_by = _clean_path(merged["superseded_by"]) if "superseded_by" in merged else None
     if superseded_by == source:
         raise BadMetadata(source, "superseded_by", "superseded_by names the document itself")
-    supersedes = tuple(_clean_path(p) for p in _split_list(merged.get("supersedes")))
+    supersedes = tuple(_clean_path(p) for p in split_list(merged.get("supersedes")))
     if source in supersedes:
         raise BadMetadata(source, "supersedes", "supersedes names the document itself")
     return DocumentMeta(
@@ -206,7 +206,7 @@ def resolve_metadata(
         superseded_by=superseded_by,
         supersedes=supersedes,
         access_level=level,
-        groups=_split_list(merged.get("groups")),
+        groups=split_list(merged.get("groups")),
         owner=merged.get("owner"),
         doc_type=merged.get("doc_type"),
         status=derive_status(effective, superseded_by, False, today),

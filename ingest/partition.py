@@ -40,6 +40,7 @@ from ingest.errors import (
 )
 from ingest.front_matter import known_properties, split_front_matter
 from ingest.pdf import partition_pdf
+from ingest.properties import docx_properties, html_properties
 from ingest.tables import rows_from_html, rows_to_html
 from ingest.template_tags import clean_element_text, strip_template_tags
 
@@ -183,29 +184,13 @@ def _partition_markdown(path: Path, source: str) -> tuple[list[Element], dict[st
     return _from_unstructured(partition_md(text=body), _markup_depth), known_properties(front)
 
 
-def _html_properties(text: str) -> dict[str, str]:
-    try:
-        root = lxml.html.document_fromstring(text)
-    except (lxml.etree.ParserError, ValueError):
-        return {}
-    raw: dict[str, object] = {}
-    for meta in root.iter("meta"):
-        name, content = meta.get("name"), meta.get("content")
-        if name and content:
-            raw[name] = content
-    title = root.findtext(".//title")
-    if title and title.strip():
-        raw["title"] = " ".join(title.split())
-    return known_properties(raw)
-
-
 def _partition_html(path: Path, source: str) -> tuple[list[Element], dict[str, str]]:
     from unstructured.partition.html import partition_html
 
     text = strip_template_tags(_read_text(path, source))
     if not text.strip():
         return [], {}
-    return _from_unstructured(partition_html(text=text), _markup_depth), _html_properties(text)
+    return _from_unstructured(partition_html(text=text), _markup_depth), html_properties(text)
 
 
 def _partition_text(path: Path, source: str) -> tuple[list[Element], dict[str, str]]:
@@ -230,24 +215,6 @@ def _partition_text(path: Path, source: str) -> tuple[list[Element], dict[str, s
     return _from_unstructured(raw, depth), {}
 
 
-def _docx_properties(path: Path) -> dict[str, str]:
-    raw: dict[str, object] = {}
-    with zipfile.ZipFile(path) as package:
-        names = set(package.namelist())
-        if "docProps/core.xml" in names:
-            core = lxml.etree.fromstring(package.read("docProps/core.xml"))
-            for node in core:
-                if isinstance(node.tag, str) and lxml.etree.QName(node).localname == "title":
-                    raw["title"] = node.text or ""
-        if "docProps/custom.xml" in names:
-            custom = lxml.etree.fromstring(package.read("docProps/custom.xml"))
-            for prop in custom:
-                name = prop.get("name")
-                if name:
-                    raw[name] = "".join(prop.itertext())
-    return known_properties(raw)
-
-
 def _partition_docx(path: Path, source: str) -> tuple[list[Element], dict[str, str]]:
     from unstructured.partition.docx import partition_docx
 
@@ -261,7 +228,7 @@ def _partition_docx(path: Path, source: str) -> tuple[list[Element], dict[str, s
         raise CorruptFile(source, "not a Word .docx file (the bytes are not a ZIP package)")
     try:
         raw = list(partition_docx(filename=str(path)))
-        properties = _docx_properties(path)
+        properties = docx_properties(path)
     except (zipfile.BadZipFile, KeyError, lxml.etree.XMLSyntaxError, ValueError) as exc:
         raise CorruptFile(source, f"the .docx package is damaged ({type(exc).__name__})") from exc
     has_title_style = any(getattr(e.metadata, "style_name", None) == "Title" for e in raw)

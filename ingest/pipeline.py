@@ -20,13 +20,14 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.exc import InterfaceError, OperationalError
 
-from docent.contracts import Chunk, DocumentMeta, Embedder
+from docent.contracts import Chunk, DocumentMeta, Embedder, Principal
 from docent.db.models import Document, JobFile
 from docent.db.session import session_scope
-from docent.errors import DocentError, InvalidInput, NotFound, Unavailable
+from docent.errors import DocentError, InvalidInput, NotFound, Unavailable, public_message
 from ingest import jobs
 from ingest.dispatch import celery_dispatch
-from ingest.errors import EmptyDocument, IngestFileError, QueueUnavailable
+from ingest.errors import EmptyDocument, IngestError, IngestFileError, QueueUnavailable, Refused
+from ingest.grant import own_audience, refusal, uploader_of
 from ingest.metadata import (
     ManifestRow,
     check_successors,
@@ -34,12 +35,24 @@ from ingest.metadata import (
     read_manifest,
     resolve_metadata,
 )
-from ingest.registry import Embedded, Registry, WriteResult, document_summary, meta_from_row
+from ingest.registry import (
+    ContentChanged,
+    Embedded,
+    Registry,
+    WriteResult,
+    document_summary,
+    meta_from_row,
+)
 
 if TYPE_CHECKING:
     from docent.wiring import Services
 
 log = logging.getLogger(__name__)
+
+# What a job shows for a service that did not answer (never the vendor's text: job views
+# reach editors and operators; the text is logged).
+QUEUE_DOWN = "the ingest queue did not answer; nothing was indexed: start the broker, then retry"
+DB_DOWN = "the database did not answer; try again shortly"
 
 # A service that did not answer (Qdrant, or the DB before or after Services wrapped it):
 # worth another try later, unlike a file's own fault.
@@ -106,10 +119,14 @@ class Ingestor:
         manifest: Path | None = None,
         overrides: Mapping[str, str | None] | None = None,
         created_by: str | None = None,
+        uploader: Principal | None = None,
+        levels: Mapping[str, str] | None = None,
     ) -> str:
         """Record a job over ``paths`` (folders expanded recursively) and return its id.
         Files that cannot be ingested (unsupported type, missing, too large) are recorded
-        as failed with their reason; the others wait for ``run``."""
+        as failed with their reason; the others wait for ``run``. ``uploader`` (an upload
+        through the API) bounds the level and groups each file may get (``ingest.grant``);
+        ``levels`` is the level each source was shown it would get (source -> level)."""
         clean = jobs.check_overrides(overrides or {}, self._settings.access_levels)
         if manifest is None:
             manifest = jobs.folder_manifest(paths)
@@ -130,10 +147,13 @@ class Ingestor:
             "root": str(root.resolve()) if root else None,
             "manifest": str(manifest.resolve()) if manifest else None,
             "overrides": clean,
+            "uploader": {"clearance": uploader.clearance, "groups": sorted(uploader.groups)}
+            if uploader is not None
+            else None,
         }
         with session_scope(self._sessions) as session:
             return jobs.create_job(
-                session, planned, kind="ingest", params=params, created_by=created_by
+                session, planned, kind="ingest", params=params, created_by=created_by, levels=levels
             )
 
     def reindex_all(self, *, created_by: str | None = None) -> str:
@@ -177,8 +197,8 @@ class Ingestor:
             if self._dispatch is not None:
                 try:
                     self._dispatch(job_file_id)
-                except QueueUnavailable as exc:
-                    self._fail_undispatched(job_id, todo[n:], exc.message)
+                except QueueUnavailable:
+                    self._fail_undispatched(job_id, todo[n:], QUEUE_DOWN)
                     raise
                 continue
             result = self.run_file(job_file_id)
@@ -225,9 +245,12 @@ class Ingestor:
         except TRANSIENT as exc:
             if transient == "raise":
                 raise
-            error = exc.message if isinstance(exc, Unavailable) else "the database did not answer"
+            log.warning("%s: %s", task.source, exc)  # the vendor's text, for the operator
+            error = public_message(exc) if isinstance(exc, Unavailable) else DB_DOWN
         except DocentError as exc:
-            error = exc.message
+            if exc.http_status >= 500:
+                log.warning("%s: %s", task.source, exc)
+            error = public_message(exc)
         except Exception as exc:  # one file's unexpected fault must not stop the batch
             # The class name only at ERROR: a library's message may quote the document.
             log.error("%s: ingest failed (%s)", task.source, type(exc).__name__)
@@ -317,11 +340,14 @@ class Ingestor:
             return WriteResult("unchanged", len(chunks), None)
         embedded = embed_chunks(self._services.embedder, chunks) if change == "content" else None
         self._progress(task, 0.9)
-        try:
-            return self.registry.write(meta, chunks, embedded, force=force)
-        except LookupError:  # content changed under us since classify: embed and write
-            embedded = embed_chunks(self._services.embedder, chunks)
-            return self.registry.write(meta, chunks, embedded, force=force)
+        written = self.registry.write(meta, chunks, embedded, force=force)
+        if isinstance(written, ContentChanged):  # changed under us since classify
+            written = self.registry.write(
+                meta, chunks, embed_chunks(self._services.embedder, chunks), force=force
+            )
+            if isinstance(written, ContentChanged):  # not possible with vectors given
+                raise IngestError(f"{task.source}: the registry refused the vectors it asked for")
+        return written
 
     def _resolve(self, task: jobs.FileTask, properties: Mapping[str, str]) -> DocumentMeta:
         if task.kind == "reindex":
@@ -345,16 +371,22 @@ class Ingestor:
                 else task.source
             )
             manifest_row = rows.get(key)
+        overrides = dict(task.params.get("overrides") or {})
+        levels = self._settings.access_levels
         meta = resolve_metadata(
             task.source,
             doc_id_for(task.source),
             properties,
             manifest_row,
-            dict(task.params.get("overrides") or {}),
-            levels=self._settings.access_levels,
+            overrides,
+            levels=levels,
             default_level=self._settings.default_access_level,
             today=self._today(),
         )
+        own = own_audience(properties, manifest_row, levels)
+        reason = refusal(own, overrides, meta, uploader_of(task.params), levels)
+        if reason is not None:
+            raise Refused(task.source, reason)
         if meta.superseded_by or meta.supersedes:
             with session_scope(self._sessions) as session:
                 batch = jobs.batch_sources(session, task.job_id)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import date
@@ -32,6 +33,8 @@ from docent.db.state import bump_index_version
 from docent.errors import NotFound
 from ingest.metadata import with_metadata
 from ingest.vector_store import QdrantIndex
+
+log = logging.getLogger(__name__)
 
 Change = Literal["unchanged", "metadata", "content"]
 
@@ -110,8 +113,18 @@ class WriteResult:
     index_version: int | None  # the version this write made, None when nothing changed
 
 
+@dataclass(frozen=True)
+class ContentChanged:
+    """What ``write`` returns, having written nothing, when it was given no vectors (the
+    caller judged only metadata changed) but under the lock the content differs after all:
+    embed the chunks and write again."""
+
+    source: str
+
+
 class _NeedsVectors(Exception):
-    """Raised inside a write transaction that turns out to need vectors it was not given."""
+    """Raised inside a write transaction that turns out to need vectors it was not given
+    (it rolls the transaction back; ``write`` turns it into ``ContentChanged``)."""
 
 
 class Registry:
@@ -163,14 +176,16 @@ class Registry:
         embedded: Embedded | None,
         *,
         force: bool = False,
-    ) -> WriteResult:
+    ) -> WriteResult | ContentChanged:
         """Bring the index and the registry to this document, changing only what differs.
 
         ``embedded`` may be ``None`` when the caller judged that only metadata changed; if
-        under the lock the content turns out changed after all, this raises ``LookupError``
-        so the caller embeds and calls again."""
+        under the lock the content turns out changed after all, nothing is written and this
+        returns ``ContentChanged`` so the caller embeds and calls again. Any exception is a
+        fault, never that signal."""
         if not chunks:
             raise ValueError("a document to write has at least one chunk")
+        unrecorded: list[str] = []  # points of a document the registry did not name yet
         try:
             with session_scope(self._sessions) as session:
                 version = bump_index_version(session)
@@ -185,6 +200,8 @@ class Registry:
                 index = self._index()
                 if change == "content":
                     assert embedded is not None
+                    if row is None or row.retired:
+                        unrecorded = [c.chunk_id for c in marked]
                     index.upsert(marked, embedded.chunk_vectors, list(embedded.sentence_vectors))
                     new_ids = {c.chunk_id for c in marked}
                     stale = [c.chunk_id for c in index.chunks_of(meta.source)]
@@ -198,7 +215,29 @@ class Registry:
         except _Unchanged:
             return WriteResult("unchanged", len(chunks), None)
         except _NeedsVectors:
-            raise LookupError(f"{meta.source}: content changed; embed it and write again") from None
+            return ContentChanged(meta.source)
+        except BaseException:
+            if unrecorded:
+                self._forget_unrecorded(meta.source, unrecorded)
+            raise
+
+    def _forget_unrecorded(self, source: str, chunk_ids: list[str]) -> None:
+        """The transaction failed after a new document's points were written (the database
+        dropped the connection at commit): take them out again, so search never shows a
+        document the registry does not name (nothing could list, check or retire it). A
+        changed document needs no such step: its registry row still names it, and the
+        retried write replaces the same point ids."""
+        try:
+            with session_scope(self._sessions) as session:
+                row = _row(session, source)
+                if row is not None and not row.retired:
+                    return  # another write recorded it meanwhile: its points are its own
+        except Exception:  # noqa: BLE001 - the database is still down: remove them anyway
+            log.warning("%s: cannot read the registry; removing unrecorded points", source)
+        try:
+            self._index().delete_ids(chunk_ids)
+        except Exception:  # noqa: BLE001 - the original fault is what the caller must see
+            log.error("%s: %d unrecorded points could not be removed", source, len(chunk_ids))
 
     def retire(self, source: str) -> int:
         """Remove a document's chunks from the index and mark it retired; return the new

@@ -81,7 +81,9 @@ def chunk_vectors(index: QdrantIndex, chunk_ids: Sequence[str]) -> dict[str, NDA
             index.collection, ids=ids, with_payload=["chunk_id"], with_vectors=[CHUNK_VECTOR]
         )
     except Exception as exc:  # qdrant-client raises RuntimeError, httpx and grpc errors
-        raise IndexUnavailable(f"vector index call failed: {exc}") from exc
+        # The vendor's text (a path, a host) goes to the log only; the error names the class.
+        log.warning("vector index call failed: %s", exc)
+        raise IndexUnavailable(f"vector index call failed ({type(exc).__name__})") from exc
     out: dict[str, NDArray[np.float32]] = {}
     for rec in records:
         vectors = rec.vector if isinstance(rec.vector, dict) else {}

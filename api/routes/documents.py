@@ -20,6 +20,7 @@ from api.uploads import (
     describe_rejections,
     new_upload_dir,
     save_upload,
+    with_audience,
 )
 from api.users import CurrentUser
 from api.visibility import can_read, can_read_chunk, documents_by_source
@@ -137,10 +138,11 @@ def upload(
     title: Annotated[str | None, Form(max_length=1000)] = None,
 ) -> dict[str, Any]:
     settings = services.settings
+    # An empty field is "not given": the document's own metadata decides, then the default.
     meta = check_metadata(
         settings,
         user.clearance,
-        access_level=access_level or settings.default_access_level,
+        access_level=access_level,
         effective_date=effective_date,
         groups=groups,
     )
@@ -152,15 +154,6 @@ def upload(
         save_upload(f.file, f.filename, folder, settings, taken) for f in files
     ]
     results = refuse_hidden_names(services, user, results)
-    accepted = [r for r in results if isinstance(r, Accepted)]
-    rejected = [r for r in results if isinstance(r, Rejected)]
-    rejected_view = [{"filename": r.filename, "error": r.error} for r in rejected]
-    if not accepted:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise InvalidInput(
-            f"no file was accepted: {describe_rejections(rejected) or 'no files sent'}",
-            detail=rejected_view,
-        )
     overrides: dict[str, str | None] = {
         **meta,
         "owner": (owner or "").strip() or None,
@@ -170,13 +163,26 @@ def upload(
     }
     if supersedes and supersedes.strip():
         overrides["supersedes"] = supersedes.strip()
+    overrides = {k: v for k, v in overrides.items() if v is not None}
+    results = with_audience(results, settings, overrides, user.principal)
+    accepted = [r for r in results if isinstance(r, Accepted)]
+    rejected = [r for r in results if isinstance(r, Rejected)]
+    rejected_view = [{"filename": r.filename, "error": r.error} for r in rejected]
+    if not accepted:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise InvalidInput(
+            f"no file was accepted: {describe_rejections(rejected) or 'no files sent'}",
+            detail=rejected_view,
+        )
     try:
         job_id = ingestor.submit(
             [a.path for a in accepted],
             root=folder,
             manifest=None,
-            overrides={k: v for k, v in overrides.items() if v is not None},
+            overrides=overrides,
             created_by=user.username,
+            uploader=user.principal,
+            levels={a.filename: a.access_level for a in accepted if a.access_level},
         )
     except Exception:
         shutil.rmtree(folder, ignore_errors=True)
@@ -185,7 +191,15 @@ def upload(
     return {
         "job_id": job_id,
         "accepted": [
-            {"filename": a.filename, "source": a.filename, "bytes": a.bytes} for a in accepted
+            {
+                "filename": a.filename,
+                "source": a.filename,
+                "bytes": a.bytes,
+                "access_level": a.access_level,
+                "groups": list(a.groups),
+                "level_from": a.level_from,
+            }
+            for a in accepted
         ],
         "rejected": rejected_view,
     }

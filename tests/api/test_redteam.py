@@ -301,6 +301,27 @@ def test_an_upload_cannot_be_labelled_above_the_uploaders_clearance(corpus_env: 
     assert refused.status_code == 400 and "access_level" in refused.text
 
 
+def test_an_empty_level_field_cannot_publish_a_confidential_document(
+    corpus_env: ApiEnv,
+) -> None:
+    """Regression: the empty level field was sent as the default, so a Markdown file whose
+    own front matter says ``confidential`` was indexed at ``employee`` for everyone."""
+    env = corpus_env
+    canary = "Project Larkspur buys the Porto office for eleven million euros"
+    body = f"---\naccess_level: confidential\n---\n# Larkspur\n\n## Deal\n\n{canary}.\n"
+    refused = upload(env, "eddie", [("larkspur.md", body.encode())])
+    assert refused.status_code == 400 and "above your clearance" in refused.text
+    accepted = upload(env, "carla", [("larkspur.md", body.encode())])
+    assert accepted.status_code == 202, accepted.text
+    assert [a["access_level"] for a in accepted.json()["accepted"]] == ["confidential"]
+    env.wait_job(accepted.json()["job_id"])
+    assert {c.access_level for c in env.services.index.chunks_of("larkspur.md")} == {"confidential"}
+    for who in ("ada", "eddie"):
+        asked = env.post(who, "/api/ask", json={"question": "What does Project Larkspur buy?"})
+        assert asked.status_code == 200 and "Porto" not in asked.text
+        assert "larkspur" not in env.get(who, "/api/documents").text.lower()
+
+
 # --- credentials ----------------------------------------------------------------------------
 
 

@@ -105,3 +105,30 @@ def test_demo_ingests_creates_users_and_says_how_to_sign_in(tmp_path: Path) -> N
     assert "Sign in at http://127.0.0.1:8000/" in result.stdout
     again = docent(["demo", "--corpus", str(corpus), "--no-serve"], tmp_path / "data")
     assert again.returncode == 0 and "7 unchanged" in again.stdout
+
+
+def test_a_token_records_its_use_at_most_once_a_minute(sessions: sessionmaker[Session]) -> None:
+    """A write on every request queued every request behind an ingest's SQLite write lock."""
+    from datetime import timedelta
+
+    from docent.db.models import ApiToken
+
+    with session_scope(sessions) as db:
+        add_user(db, "tim", clearance="employee", levels=LEVELS, roles=["asker"])
+        token = issue_token(db, "tim", "t")
+    with session_scope(sessions) as db:
+        assert user_for_token(db, token) is not None
+        first = db.query(ApiToken).one().last_used_at
+    assert first is not None
+    with session_scope(sessions) as db:
+        assert user_for_token(db, token) is not None
+        assert not db.dirty  # nothing to write: used less than a minute ago
+        assert db.query(ApiToken).one().last_used_at == first
+    with session_scope(sessions) as db:
+        row = db.query(ApiToken).one()
+        row.last_used_at = first - timedelta(minutes=2)
+    with session_scope(sessions) as db:
+        assert user_for_token(db, token) is not None
+        assert not db.dirty  # used two minutes ago: recorded again, and committed at once
+    with session_scope(sessions) as db:
+        assert db.query(ApiToken).one().last_used_at != first - timedelta(minutes=2)

@@ -311,6 +311,7 @@ function initUpload() {
     try {
       const data = await api("/api/documents", { method: "POST", form: new FormData(form) });
       status.textContent = `Accepted ${data.accepted.length} file${data.accepted.length === 1 ? "" : "s"}; ingesting…`;
+      result.append(acceptedList(data.accepted));
       if (data.rejected.length) result.append(rejectedList(data.rejected));
       const holder = el("div", { class: "upload-job" });
       result.append(holder);
@@ -323,6 +324,14 @@ function initUpload() {
       if (Array.isArray(e.details)) result.append(rejectedList(e.details));
     } finally { button.disabled = false; }
   });
+}
+
+function acceptedList(accepted) {
+  // The level each file will get, and whether it is the document's own, the form's or the default.
+  return el("ul", { class: "accepted" }, accepted.map((a) =>
+    el("li", {}, el("strong", { text: a.filename }), ": ",
+      el("span", { class: "badge badge-level", text: a.access_level }),
+      ` (${a.level_from === "form" ? "from the form" : a.level_from === "document" ? "the document's own" : "the default"})`)));
 }
 
 function rejectedList(rejected) {

@@ -1,0 +1,167 @@
+"""Upload metadata precedence: a field left empty means "not given", so a document's own
+level (Markdown front matter, DOCX properties, HTML <meta>) decides, then the default; a
+field may raise that level but never lower it; nobody may upload a document above their
+own clearance. Each case checks the upload's answer, the registry and the index."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.api.conftest import ApiEnv
+from tests.api.test_documents import upload
+from tests.ingest.partition_support import build_docx
+
+MD = b"""---
+title: Merger Notes
+access_level: confidential
+---
+# Merger Notes
+
+## Timing
+
+The merger with Juniper closes in the third quarter, pending the board vote.
+"""
+HTML = b"""<!doctype html><html><head><title>Board Pay</title>
+<meta name="access-level" content="confidential"></head>
+<body><h1>Board Pay</h1><h2>Fees</h2><p>Each board member receives a fixed annual fee.</p>
+</body></html>
+"""
+NAMES = ("merger.md", "board.html", "equipment.docx")  # the DOCX says confidential too
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> list[tuple[str, bytes]]:
+    docx = build_docx(tmp_path / "equipment.docx", with_custom_properties=True).read_bytes()
+    return [("merger.md", MD), ("board.html", HTML), ("equipment.docx", docx)]
+
+
+def indexed_levels(env: ApiEnv, source: str) -> set[str]:
+    return {c.access_level for c in env.services.index.chunks_of(source)}
+
+
+def registry_level(env: ApiEnv, source: str) -> str | None:
+    row = env.services.ingestor.registry.get(source)
+    return None if row is None else row.access_level
+
+
+@pytest.mark.parametrize(
+    ("field", "expected", "origin"),
+    [("", "confidential", "document"), ("confidential", "confidential", "form")]
+    + [("restricted", "restricted", "form")],
+    ids=["field-empty", "field-equal", "field-higher"],
+)
+def test_a_documents_own_level_holds_unless_the_form_raises_it(
+    make_env: Callable[..., ApiEnv],
+    files: list[tuple[str, bytes]],
+    field: str,
+    expected: str,
+    origin: str,
+) -> None:
+    env = make_env()
+    response = upload(env, "admin", files, access_level=field)
+    assert response.status_code == 202, response.text
+    body = response.json()
+    assert body["rejected"] == []
+    shown = {a["filename"]: (a["access_level"], a["level_from"]) for a in body["accepted"]}
+    assert shown == dict.fromkeys(NAMES, (expected, origin))
+    job = env.wait_job(body["job_id"])
+    assert job["state"] == "succeeded", job["files"]
+    assert {f["source"]: f["access_level"] for f in job["files"]} == dict.fromkeys(NAMES, expected)
+    for name in NAMES:
+        assert registry_level(env, name) == expected
+        assert indexed_levels(env, name) == {expected}
+    # An employee sees none of it, through the document list or an answer.
+    assert env.get("eddie", "/api/documents").json()["documents"] == []
+    asked = env.post("ada", "/api/ask", json={"question": "When does the merger close?"})
+    assert "Juniper" not in asked.text and "board member" not in asked.text
+
+
+def test_a_form_level_below_the_documents_own_is_refused_and_nothing_is_indexed(
+    make_env: Callable[..., ApiEnv], files: list[tuple[str, bytes]]
+) -> None:
+    env = make_env()
+    response = upload(env, "admin", files, access_level="employee")
+    assert response.status_code == 400, response.text
+    reasons = {d["filename"]: d["error"] for d in response.json()["error"]["details"]}
+    assert set(reasons) == set(NAMES)
+    for reason in reasons.values():
+        assert "says access level 'confidential'" in reason and "not lower it" in reason
+    for name in NAMES:
+        assert registry_level(env, name) is None and indexed_levels(env, name) == set()
+    uploads = env.services.settings.data_dir / "uploads"
+    assert not [p for p in uploads.rglob("*") if p.is_file()]  # refused files are not kept
+
+
+def test_an_empty_field_on_a_document_above_the_uploader_is_refused(
+    make_env: Callable[..., ApiEnv], files: list[tuple[str, bytes]]
+) -> None:
+    """The leak this guards: the empty field used to be sent as the default level, so an
+    employee editor's upload published a confidential document to every employee."""
+    env = make_env()
+    plain = ("plain.md", b"# Lunch\n\n## Hours\n\nThe canteen opens at noon.\n")
+    response = upload(env, "eddie", [*files, plain])
+    assert response.status_code == 202, response.text
+    body = response.json()
+    assert [(a["filename"], a["access_level"], a["level_from"]) for a in body["accepted"]] == [
+        ("plain.md", "employee", "default")
+    ]
+    reasons = {r["filename"]: r["error"] for r in body["rejected"]}
+    assert set(reasons) == set(NAMES)
+    assert all("above your clearance (employee)" in r for r in reasons.values())
+    job = env.wait_job(body["job_id"])
+    assert job["state"] == "succeeded" and job["files_total"] == 1
+    for name in NAMES:
+        assert registry_level(env, name) is None and indexed_levels(env, name) == set()
+    assert indexed_levels(env, "plain.md") == {"employee"}
+
+
+def test_groups_the_uploader_is_not_in_or_wider_than_the_documents_are_refused(
+    make_env: Callable[..., ApiEnv],
+) -> None:
+    env = make_env()
+    legal = b"---\ngroups: legal\n---\n# Hold\n\n## Scope\n\nEvery record is kept.\n"
+    # carla (confidential, People Ops) may not upload a document limited to legal ...
+    mine = upload(env, "carla", [("hold.md", legal)])
+    assert mine.status_code == 400
+    assert "you are in none of them" in mine.text
+    # ... nor may the form widen a document's own groups, only narrow them.
+    people = b"---\ngroups: People Ops, payroll\n---\n# Pay\n\n## Dates\n\nPaid monthly.\n"
+    wider = upload(env, "carla", [("pay.md", people)], groups="People Ops,sales")
+    assert wider.status_code == 400 and "may narrow that list but not add" in wider.text
+    narrower = upload(env, "carla", [("pay.md", people)], groups="People Ops")
+    assert narrower.status_code == 202, narrower.text
+    env.wait_job(narrower.json()["job_id"])
+    assert {c.groups for c in env.services.index.chunks_of("pay.md")} == {("People Ops",)}
+    assert env.services.index.chunks_of("hold.md") == []
+
+
+def test_a_document_that_names_no_level_gets_the_form_level_or_the_default(
+    make_env: Callable[..., ApiEnv],
+) -> None:
+    env = make_env()
+    body = b"# Parking\n\n## Spaces\n\nVisitors park in bay four.\n"
+    default = upload(env, "eddie", [("parking.md", body)]).json()
+    assert [(a["access_level"], a["level_from"]) for a in default["accepted"]] == [
+        ("employee", "default")
+    ]
+    env.wait_job(default["job_id"])
+    assert indexed_levels(env, "parking.md") == {"employee"}
+    public = upload(env, "eddie", [("parking.md", body)], access_level="public").json()
+    assert [(a["access_level"], a["level_from"]) for a in public["accepted"]] == [
+        ("public", "form")
+    ]
+    env.wait_job(public["job_id"])
+    assert indexed_levels(env, "parking.md") == {"public"}
+
+
+def test_the_upload_page_does_not_preselect_a_level(make_env: Callable[..., ApiEnv]) -> None:
+    """The form used to preselect the default level, which the browser always sent."""
+    env = make_env()
+    page = env.get("eddie", "/documents", headers={"Accept": "text/html"})
+    assert page.status_code == 200
+    select: Any = page.text.split('<select name="access_level">')[1].split("</select>")[0]
+    assert select.count(" selected") == 1 and '<option value="" selected>' in select
