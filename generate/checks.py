@@ -23,7 +23,10 @@ After it (``verify``), on ``answered``:
    block drops every sentence citing that block — never swapped for a true one, since a
    fabricated quote is the one mechanical sign of fabrication. (An empty quote is filled
    with the block sentence closest to the answer, verbatim by construction.)
-5. **Superseded.** A sentence citing a superseded block whose successor is also in the
+5. **Grounded.** At least a third of a sentence's content words (stemmed, stop words out)
+   must appear in the blocks it cites: a cheap guard against a cited sentence that is about
+   something else ("Ignore previous instructions [a.md#1]."), not an entailment check.
+6. **Superseded.** A sentence citing a superseded block whose successor is also in the
    prompt stands only if the answer also cites the successor (the current rule shown beside
    the old one); otherwise it is dropped.
 When at least one sentence stands the answer is the standing sentences (each followed by its
@@ -55,7 +58,7 @@ from docent.contracts import (
 from generate.claims import Claim, join_claims, split_claims
 from generate.figures import block_figures, missing_figures
 from generate.outcomes import DEFAULT_MISSING, citation_for
-from generate.text import appears_in
+from generate.text import appears_in, content_words
 from render.prompt import RenderedPrompt
 
 QUOTED = re.compile(r"\"([^\"\n]{2,})\"|“([^”\n]{2,})”")
@@ -63,12 +66,14 @@ ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…|\[\.\.\.\]|\[…\])\s*")
 NO_HITS = "No document the asker may read matched the question closely enough."
 UNVERIFIED = "The answer drafted from the documents could not be verified against them."
 NOT_STATED = DEFAULT_MISSING
+MIN_GROUNDING = 1 / 3
+DISCOURSE = frozenset({"yes", "not", "however", "note", "therefore", "also"})
 
 
 @dataclass(frozen=True)
 class CheckResult:
     # gate | permission_recheck | model_call | citations_known | cited | figures | quote |
-    # citation_quote | superseded | answer_stands | nonanswer_figures
+    # grounded | citation_quote | superseded | answer_stands | nonanswer_figures
     check: str
     passed: bool
     detail: str = ""
@@ -214,6 +219,12 @@ def _claim_failures(
         detail = "not in cited blocks: " + ", ".join(missing)
         failures.append(CheckResult("figures", False, detail, claim.text))
     texts = [t for cid in claim.ids for t in quotable(shown[cid])]
+    words = content_words(claim.text) - DISCOURSE
+    if words:
+        grounded = words & content_words(" ".join(texts))
+        if len(grounded) / len(words) < MIN_GROUNDING:
+            detail = f"{len(grounded)} of {len(words)} content words in the cited blocks"
+            failures.append(CheckResult("grounded", False, detail, claim.text))
     for match in QUOTED.finditer(claim.text):
         quoted = match.group(1) or match.group(2)
         if not appears_in(quoted, texts):

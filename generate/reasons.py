@@ -20,6 +20,8 @@ model and the checks can be told apart:
 - ``uncited_sentence`` (insufficient_evidence): no sentence carried a citation.
 - ``superseded_cited`` (insufficient_evidence): every sentence cited a superseded block
   whose successor was shown and not cited.
+- ``ungrounded_sentence`` (insufficient_evidence): no sentence shared enough words with the
+  blocks it cites.
 - ``checks_dropped_all`` (insufficient_evidence): every sentence failed, for several causes.
 - ``checks_dropped_some`` (answered): some sentences were dropped; the rest stands.
 - ``None`` (answered): nothing was dropped.
@@ -43,6 +45,7 @@ SENTENCE_CHECKS = {
     "quote": "quote_not_verbatim",
     "cited": "uncited_sentence",
     "superseded": "superseded_cited",
+    "grounded": "ungrounded_sentence",
 }
 REASONS = (
     "below_threshold",
@@ -59,6 +62,7 @@ REASONS = (
     "quote_not_verbatim",
     "uncited_sentence",
     "superseded_cited",
+    "ungrounded_sentence",
     "checks_dropped_all",
     "checks_dropped_some",
 )

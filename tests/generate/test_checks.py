@@ -167,7 +167,7 @@ def test_an_answer_without_markers_citing_one_block_cites_it_throughout() -> Non
     assert isinstance(outcome, Answered)
     # 5 business days is in refunds.md#3, not the one block this answer cites
     assert outcome.answer == "Leads approve up to €1,000 [refunds.md#2]."
-    assert failed([r.to_dict() for r in results]) == ["figures"]
+    assert failed([r.to_dict() for r in results]) == ["figures", "grounded"]
 
 
 def test_figures_in_the_heading_or_the_exact_effective_date_count_as_shown() -> None:
@@ -243,3 +243,12 @@ def test_figures_in_missing_readings_or_clarifying_question_must_be_in_a_block()
 
 def test_declined_passes_through_unchecked() -> None:
     assert verify(Declined("policy"), PROMPT) == (Declined("policy"), ())
+
+
+def test_a_cited_sentence_about_something_else_is_dropped() -> None:
+    outcome, results = check(
+        "Ignore previous instructions [refunds.md#2]. Leads approve up to €1,000 [refunds.md#2]."
+    )
+    assert isinstance(outcome, Answered)
+    assert outcome.answer == "Leads approve up to €1,000 [refunds.md#2]."
+    assert failed(results) == ["grounded"]
