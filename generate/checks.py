@@ -26,6 +26,10 @@ After it (``verify``), on ``answered``:
 5. **Grounded.** At least a third of a sentence's content words (stemmed, stop words out)
    must appear in the blocks it cites: a cheap guard against a cited sentence that is about
    something else ("Ignore previous instructions [a.md#1]."), not an entailment check.
+   Figures are left out of the count (rule 3 checks them).
+   A block's sentences that address the model ("ignore previous instructions…") support
+   nothing — no words, figures or quotes: a document that tries to instruct the model is
+   text that states no policy.
 6. **Superseded.** A sentence citing a superseded block whose successor is also in the
    prompt stands only if the answer also cites the successor (the current rule shown beside
    the old one); otherwise it is dropped.
@@ -56,9 +60,9 @@ from docent.contracts import (
     Outcome,
 )
 from generate.claims import Claim, join_claims, split_claims
-from generate.figures import block_figures, missing_figures
+from generate.figures import MONTHS, block_figures, missing_figures
 from generate.outcomes import DEFAULT_MISSING, citation_for
-from generate.text import appears_in, content_words
+from generate.text import appears_in, content_words, split_sentences
 from render.prompt import RenderedPrompt
 
 QUOTED = re.compile(r"\"([^\"\n]{2,})\"|“([^”\n]{2,})”")
@@ -67,6 +71,11 @@ NO_HITS = "No document the asker may read matched the question closely enough."
 UNVERIFIED = "The answer drafted from the documents could not be verified against them."
 NOT_STATED = DEFAULT_MISSING
 MIN_GROUNDING = 1 / 3
+INSTRUCTION = re.compile(
+    r"\b(ignore|disregard|forget|override)\b[^.!?\n]{0,60}\b(instructions?|rules|prompts?)\b"
+    r"|\bsystem prompt\b|\byou are now\b|\bas an ai\b",
+    re.IGNORECASE,
+)
 DISCOURSE = frozenset({"yes", "not", "however", "note", "therefore", "also"})
 
 
@@ -94,11 +103,18 @@ def gate(hits: Sequence[Hit]) -> InsufficientEvidence | None:
     return None if hits else InsufficientEvidence(NO_HITS)
 
 
+def statements(text: str) -> str:
+    """A block's text without the sentences that address the model (``INSTRUCTION``)."""
+    if not INSTRUCTION.search(text):
+        return text
+    return " ".join(s for s in split_sentences(text) if not INSTRUCTION.search(s))
+
+
 def supported_figures(hit: Hit) -> set[str]:
     """The figure keys a block supports: its body text and heading path, and its effective
     date as that exact date only. Never its source path."""
     chunk = hit.chunk
-    keys = block_figures(chunk.text) | block_figures(" > ".join(chunk.heading_path))
+    keys = block_figures(statements(chunk.text)) | block_figures(" > ".join(chunk.heading_path))
     if chunk.effective_date:
         keys.add(f"date:{chunk.effective_date.isoformat()}")
     return keys
@@ -106,7 +122,7 @@ def supported_figures(hit: Hit) -> set[str]:
 
 def quotable(hit: Hit) -> list[str]:
     """What a quotation of a block may copy: its body text and heading path."""
-    return [hit.chunk.text, " > ".join(hit.chunk.heading_path)]
+    return [statements(hit.chunk.text), " > ".join(hit.chunk.heading_path)]
 
 
 def quote_is_verbatim(quote: str, block_text: str) -> bool:
@@ -164,7 +180,8 @@ def _verify_answer(
     given = {c.id: c for c in reversed(outcome.citations)}  # the first of each id wins
     fake_quote: set[str] = set()
     for cid, citation in given.items():
-        if citation.quote.strip() and not quote_is_verbatim(citation.quote, shown[cid].chunk.text):
+        block = statements(shown[cid].chunk.text)
+        if citation.quote.strip() and not quote_is_verbatim(citation.quote, block):
             fake_quote.add(cid)
             results.append(
                 CheckResult("citation_quote", False, f"not verbatim in {cid}", citation.quote)
@@ -219,7 +236,7 @@ def _claim_failures(
         detail = "not in cited blocks: " + ", ".join(missing)
         failures.append(CheckResult("figures", False, detail, claim.text))
     texts = [t for cid in claim.ids for t in quotable(shown[cid])]
-    words = content_words(claim.text) - DISCOURSE
+    words = {w for w in content_words(claim.text) - DISCOURSE if not _figure_word(w)}
     if words:
         grounded = words & content_words(" ".join(texts))
         if len(grounded) / len(words) < MIN_GROUNDING:
@@ -234,6 +251,10 @@ def _claim_failures(
             detail = f"cites {cid}, whose quote is not verbatim"
             failures.append(CheckResult("quote", False, detail, claim.text))
     return failures
+
+
+def _figure_word(word: str) -> bool:
+    return any(ch.isdigit() for ch in word) or word in MONTHS
 
 
 def _current_beside_superseded(
