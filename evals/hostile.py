@@ -201,6 +201,44 @@ def visible(body: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def fail_closed_violations(shown: Mapping[str, Any], hits: Mapping[str, Hit]) -> list[str]:
+    """What a user sees (``visible``) that breaks the fail-closed rule, re-read from the
+    final text: an answer sentence without a citation of a shown block, a figure its cited
+    blocks do not state, a citation quote not in its block, a figure in the missing text, a
+    reading or the clarifying question that no shown block states. Empty when all is well."""
+    from generate.checks import supported_figures
+    from generate.claims import split_claims
+    from generate.figures import answer_figures
+    from generate.text import appears_in
+
+    problems: list[str] = []
+    if shown.get("answer") is not None:
+        texts = [hit.chunk.text for hit in hits.values()]
+        claims = split_claims(str(shown["answer"]), set(hits), texts)
+        if not claims:
+            problems.append("an answer with no sentence")
+        for claim in claims:
+            if not claim.ids or not set(claim.ids) <= set(hits):
+                problems.append(f"uncited: {claim.text}")
+                continue
+            have = set().union(*(supported_figures(hits[cid]) for cid in claim.ids))
+            if not answer_figures(claim.text) <= have:
+                problems.append(f"unsupported figure: {claim.text}")
+        for cid, quote in shown.get("citations") or []:
+            pieces = [p.strip() for p in str(quote).replace("…", "\n").splitlines() if p.strip()]
+            if cid not in hits or not all(appears_in(p, [hits[cid].chunk.text]) for p in pieces):
+                problems.append(f"quote not in {cid}: {quote}")
+    anywhere = set().union(set(), *(supported_figures(hit) for hit in hits.values()))
+    for text in [
+        shown.get("missing"),
+        shown.get("clarifying_question"),
+        *(shown.get("readings") or []),
+    ]:
+        if text and not answer_figures(str(text)) <= anywhere:
+            problems.append(f"unsupported figure: {text}")
+    return problems
+
+
 def table_asker(base_url: str, sessions: Any = None, timeout_s: float = 1.0) -> Any:
     """The real chain over the fixed corpus: a FixedSearcher, the real ``OpenAIChatGenerator``
     talking HTTP to ``base_url`` (no retries, a short timeout), the checks, a trace."""

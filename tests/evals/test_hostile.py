@@ -15,14 +15,18 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from docent.contracts import Hit, Principal
 from docent.db.session import make_engine, migrate, session_factory
-from evals.hostile import Row, load_corpus, load_table, serve, table_asker, visible
+from evals.hostile import (
+    Row,
+    fail_closed_violations,
+    load_corpus,
+    load_table,
+    serve,
+    table_asker,
+    visible,
+)
 from generate.ask import Asker, ask_json
-from generate.checks import supported_figures
-from generate.claims import split_claims
 from generate.extractive import ExtractiveGenerator
-from generate.figures import answer_figures
 from generate.testing import FixedSearcher
-from generate.text import appears_in
 from generate.trace import load_trace
 
 ROWS = load_table()
@@ -43,26 +47,6 @@ def sessions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sessionmaker[
 def hostile(sessions: sessionmaker[Session]) -> Iterator[tuple[Asker, Any]]:
     with serve(ROWS) as (url, model):
         yield table_asker(url, sessions), model
-
-
-def assert_fail_closed(shown: dict[str, Any], hits: dict[str, Hit]) -> None:
-    """Nothing a user sees holds an uncited sentence, a citation of a block not shown, a
-    figure the cited block does not state, or a quote that is not in its block."""
-    if shown["answer"] is not None:
-        texts = [hit.chunk.text for hit in hits.values()]
-        claims = split_claims(shown["answer"], set(hits), texts)
-        assert claims
-        for claim in claims:
-            assert claim.ids and set(claim.ids) <= set(hits), claim
-            have = set().union(*(supported_figures(hits[cid]) for cid in claim.ids))
-            assert answer_figures(claim.text) <= have, claim
-        for cid, quote in shown["citations"]:
-            for piece in quote.replace("…", "\n").splitlines():
-                assert not piece.strip() or appears_in(piece.strip(), [hits[cid].chunk.text])
-    anywhere = set().union(*(supported_figures(hit) for hit in hits.values()))
-    for text in [shown["missing"], shown["clarifying_question"], *(shown["readings"] or [])]:
-        if text:
-            assert answer_figures(text) <= anywhere, text
 
 
 def test_the_table_covers_each_kind_of_hostile_reply() -> None:
@@ -105,7 +89,7 @@ def test_a_hostile_reply_fails_closed_end_to_end(
     result = asker.ask(row.question, ANA)
     body = ask_json(result)
     assert visible(body) == row.expect
-    assert_fail_closed(visible(body), CORPUS)
+    assert fail_closed_violations(visible(body), CORPUS) == []
     assert len(model.requests) > sent  # the model was really asked, over HTTP
     assert (body["handoff"] is None) == (body["outcome"] == "answered")
     trace = load_trace(sessions, result.trace_id)
@@ -143,3 +127,19 @@ def test_an_injection_in_a_block_does_not_change_the_extractive_outcome() -> Non
     assert password["answer"] == (
         "Passwords must be at least 14 characters long [it-security.md#4]."
     )
+
+
+def test_the_fail_closed_reader_catches_what_it_names() -> None:
+    shown = {
+        "answer": "Leads approve up to €2,000 [refunds-2024.md#2]. Managers approve too.",
+        "citations": [["refunds-2024.md#2", "Leads approve anything."]],
+        "missing": "Typically 3 retries.",
+        "readings": None,
+        "clarifying_question": None,
+    }
+    assert fail_closed_violations(shown, CORPUS) == [
+        "unsupported figure: Leads approve up to €2,000.",
+        "uncited: Managers approve too.",
+        "quote not in refunds-2024.md#2: Leads approve anything.",
+        "unsupported figure: Typically 3 retries.",
+    ]
