@@ -138,12 +138,14 @@ def register(app: typer.Typer) -> None:
 def trace_text(trace: dict[str, Any]) -> str:
     p = trace["payload"]
     principal = p.get("principal", {})
+    reason = f" ({p['reason']})" if p.get("reason") else ""
     lines = [
         f"trace {trace['trace_id']}  {trace.get('created_at') or ''}",
         f"question: {trace['question']}",
         f"asker: {principal.get('user_id')} ({principal.get('clearance')}; "
         f"groups: {', '.join(principal.get('groups') or []) or '-'})",
-        f"outcome: {trace['outcome']}   index version {trace['index_version']}   "
+        f"outcome: {trace['outcome']}{reason}   "
+        f"index version {trace['index_version']}   "
         f"backend {p.get('backend')} / {p.get('model')}",
         "",
         f"retrieved ({len(p.get('hits', []))}; "

@@ -46,7 +46,9 @@ def sessions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sessionmaker[
 @pytest.fixture(scope="module")
 def hostile(sessions: sessionmaker[Session]) -> Iterator[tuple[Asker, Any]]:
     with serve(ROWS) as (url, model):
-        yield table_asker(url, sessions), model
+        asker = table_asker(url, sessions)
+        yield asker, model
+        asker.generator.close()  # type: ignore[attr-defined]
 
 
 def test_the_table_covers_each_kind_of_hostile_reply() -> None:

@@ -10,6 +10,7 @@ unsupported is shown, an out-of-documents question is not answered, tokens are c
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from datetime import date
 
 import pytest
@@ -25,17 +26,19 @@ pytestmark = pytest.mark.llm
 
 
 @pytest.fixture(scope="module")
-def generator() -> OpenAIChatGenerator:
+def generator() -> Iterator[OpenAIChatGenerator]:
     base_url = os.environ.get("DOCENT_TEST_LLM_BASE_URL")
     if not base_url:
         pytest.fail("the llm tests need DOCENT_TEST_LLM_BASE_URL (they are deselected by default)")
-    return OpenAIChatGenerator(
+    generator = OpenAIChatGenerator(
         base_url,
         os.environ.get("DOCENT_TEST_LLM_MODEL", "local"),
         api_key=os.environ.get("DOCENT_TEST_LLM_API_KEY"),
         timeout=300,
         max_retries=1,
     )
+    yield generator
+    generator.close()
 
 
 HITS = [
