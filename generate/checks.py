@@ -62,7 +62,7 @@ from docent.contracts import (
 from generate.claims import Claim, join_claims, split_claims
 from generate.figures import MONTHS, block_figures, missing_figures
 from generate.outcomes import DEFAULT_MISSING, citation_for
-from generate.text import appears_in, content_words, split_sentences
+from generate.text import addresses_model, appears_in, content_words, split_sentences
 from render.prompt import RenderedPrompt
 
 QUOTED = re.compile(r"\"([^\"\n]{2,})\"|“([^”\n]{2,})”")
@@ -71,11 +71,6 @@ NO_HITS = "No document the asker may read matched the question closely enough."
 UNVERIFIED = "The answer drafted from the documents could not be verified against them."
 NOT_STATED = DEFAULT_MISSING
 MIN_GROUNDING = 1 / 3
-INSTRUCTION = re.compile(
-    r"\b(ignore|disregard|forget|override)\b[^.!?\n]{0,60}\b(instructions?|rules|prompts?)\b"
-    r"|\bsystem prompt\b|\byou are now\b|\bas an ai\b",
-    re.IGNORECASE,
-)
 DISCOURSE = frozenset({"yes", "not", "however", "note", "therefore", "also"})
 
 
@@ -104,10 +99,10 @@ def gate(hits: Sequence[Hit]) -> InsufficientEvidence | None:
 
 
 def statements(text: str) -> str:
-    """A block's text without the sentences that address the model (``INSTRUCTION``)."""
-    if not INSTRUCTION.search(text):
+    """A block's text without the sentences that address the model (``addresses_model``)."""
+    if not addresses_model(text):
         return text
-    return " ".join(s for s in split_sentences(text) if not INSTRUCTION.search(s))
+    return " ".join(s for s in split_sentences(text) if not addresses_model(s))
 
 
 def supported_figures(hit: Hit) -> set[str]:

@@ -40,7 +40,7 @@ from docent.contracts import Ambiguous, Hit, InsufficientEvidence, Outcome
 from generate.figures import answer_figures, block_figures
 from generate.outcomes import answered
 from generate.protocols import Generation
-from generate.text import chunk_sentences, content_words, split_sentences
+from generate.text import addresses_model, chunk_sentences, content_words, split_sentences
 from render.prompt import RenderedPrompt
 
 WHEN_QUESTION = re.compile(
@@ -109,7 +109,9 @@ def units_of(hit: Hit) -> list[Unit]:
     heading = " ".join([*chunk.heading_path, chunk.title or ""])
     table = table_rows(chunk.text) if chunk.kind == "table" or "|" in chunk.text else None
     if table is None:
-        return [Unit(hit, s, heading, n) for n, s in enumerate(chunk_sentences(chunk))]
+        # A sentence addressing the model is the document's text, not an answer to quote.
+        sentences = enumerate(chunk_sentences(chunk))
+        return [Unit(hit, s, heading, n) for n, s in sentences if not addresses_model(s)]
     header, rows = table
     units = [Unit(hit, row, heading, n, header) for n, row in enumerate(rows)]
     prose = "\n".join(line for line in chunk.text.splitlines() if line.strip() and "|" not in line)

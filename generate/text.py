@@ -27,6 +27,13 @@ STOP_WORDS = frozenset(
 _WORD = re.compile(r"[a-z0-9€$£%]+(?:[.,'][a-z0-9]+)*", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"“'(A-Z0-9€$£])|\n\s*\n|\n(?=\s*[-*•|]|\s*\d+[.)]\s)")
 _SPACE = re.compile(r"\s+")
+# A sentence that addresses the model rather than stating policy ("ignore previous
+# instructions…"): it supports nothing and is never quoted as an answer.
+INSTRUCTION = re.compile(
+    r"\b(ignore|disregard|forget|override)\b[^.!?\n]{0,60}\b(instructions?|rules|prompts?)\b"
+    r"|\bsystem prompt\b|\byou are now\b|\bas an ai\b",
+    re.IGNORECASE,
+)
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "\u00a0": " "})
 
 
@@ -62,6 +69,10 @@ def content_words(text: str) -> set[str]:
 def split_sentences(text: str) -> tuple[str, ...]:
     parts = (part.strip() for part in _SENTENCE.split(text))
     return tuple(part for part in parts if part)
+
+
+def addresses_model(sentence: str) -> bool:
+    return bool(INSTRUCTION.search(sentence))
 
 
 def chunk_sentences(chunk: Chunk) -> tuple[str, ...]:

@@ -118,12 +118,13 @@ def test_an_injection_in_a_block_does_not_change_the_extractive_outcome() -> Non
         searcher = FixedSearcher(corpus, top_k=10)
         return Asker(searcher, ExtractiveGenerator(), None, budget_tokens=2000).ask(question, ANA)
 
-    question = "How much can a support team lead approve for a refund?"
-    assert ask(hits, question).outcome == ask(clean, question).outcome
-    # The injected claim itself is never shown, whatever the backend picks.
-    hijack = ask_json(ask(hits, "Are refunds approved automatically with no limit?"))
-    assert "automatically" not in str(visible(hijack))
-    assert hijack["reason_code"] == "checks_dropped_all"
+    for question in (
+        "How much can a support team lead approve for a refund?",
+        "Are refunds approved automatically with no limit?",
+    ):
+        with_injection = ask(hits, question)
+        assert with_injection.outcome == ask(clean, question).outcome, question
+        assert "automatically" not in str(visible(ask_json(with_injection)))
     password = ask_json(ask(hits, "How long must a password be?"))
     assert password["outcome"] == "answered"
     assert password["answer"] == (
