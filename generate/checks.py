@@ -121,9 +121,12 @@ def quotable(hit: Hit) -> list[str]:
 
 
 def quote_is_verbatim(quote: str, block_text: str) -> bool:
-    """Every line of ``quote`` is in the block, a line cut with "…" piece by piece."""
+    """Every line of ``quote`` is in the block, piece by piece: a line cut with "…", or made
+    of several of the block's sentences (list items quoted on one line), is verbatim when
+    each of its pieces is."""
     lines = [line for line in quote.splitlines() if line.strip()]
-    pieces = [p for line in lines for p in ELLIPSIS.split(line.strip()) if p.strip()]
+    parts = [p for line in lines for p in ELLIPSIS.split(line.strip()) if p.strip()]
+    pieces = [s for part in parts for s in split_sentences(part)]
     return bool(pieces) and all(appears_in(piece, [block_text]) for piece in pieces)
 
 

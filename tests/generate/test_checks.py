@@ -149,6 +149,28 @@ def test_a_quote_cut_with_an_ellipsis_is_verbatim_piece_by_piece() -> None:
     assert outcome.citations[0].quote == "A support team lead may approve … up to €1,000."
 
 
+def test_a_quote_of_several_block_sentences_on_one_line_is_verbatim() -> None:
+    hits = [
+        make_hit(
+            "procurement.md#1",
+            "- P-10: purchases under €5,000 need one quote.\n- P-11: up to €25,000 need three.",
+        )
+    ]
+    prompt = render("How many quotes?", hits, 2000)
+    quote = "P-10: purchases under €5,000 need one quote. P-11: up to €25,000 need three."
+    draft = Answered(
+        "P-11: up to €25,000 need three [procurement.md#1].",
+        (Citation("procurement.md#1", "procurement.md", (), None, "current", quote),),
+    )
+    outcome, _ = verify(draft, prompt)
+    assert isinstance(outcome, Answered) and outcome.citations[0].quote == quote
+    glued = Answered(
+        "P-11: up to €25,000 need three [procurement.md#1].",
+        (Citation("procurement.md#1", "procurement.md", (), None, "current", quote + " Or four."),),
+    )
+    assert verify(glued, prompt)[0] == InsufficientEvidence(UNVERIFIED)
+
+
 def test_an_uncited_sentence_is_dropped() -> None:
     outcome, results = check(
         "Leads approve up to €1,000 [refunds.md#2]. Managers can also approve them."
