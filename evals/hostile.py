@@ -209,7 +209,7 @@ def fail_closed_violations(shown: Mapping[str, Any], hits: Mapping[str, Hit]) ->
     from generate.checks import supported_figures
     from generate.claims import split_claims
     from generate.figures import answer_figures
-    from generate.text import appears_in
+    from generate.text import appears_in, split_sentences
 
     problems: list[str] = []
     if shown.get("answer") is not None:
@@ -225,7 +225,8 @@ def fail_closed_violations(shown: Mapping[str, Any], hits: Mapping[str, Hit]) ->
             if not answer_figures(claim.text) <= have:
                 problems.append(f"unsupported figure: {claim.text}")
         for cid, quote in shown.get("citations") or []:
-            pieces = [p.strip() for p in str(quote).replace("…", "\n").splitlines() if p.strip()]
+            lines = str(quote).replace("…", "\n").splitlines()
+            pieces = [s for line in lines for s in split_sentences(line) if s.strip()]
             if cid not in hits or not all(appears_in(p, [hits[cid].chunk.text]) for p in pieces):
                 problems.append(f"quote not in {cid}: {quote}")
     anywhere = set().union(set(), *(supported_figures(hit) for hit in hits.values()))
