@@ -169,10 +169,20 @@ def record_gap(
     outcome: str,
     closest_sources: Sequence[str],
     levels: Sequence[str],
+    *,
+    reason: str | None = None,
+    missing: str | None = None,
+    retrieved_sources: Sequence[str] = (),
 ) -> ContentGap:
-    """Count one more non-answer to this question (sources are those the asker could see)."""
+    """Count one more non-answer to this question (sources are those the asker could see),
+    keeping the latest reason and ``missing`` text; that text is shown only to viewers who
+    may read every document retrieved for the ask it came from."""
     key = normalise_question(question)
     level = highest_level([sources_level(session, closest_sources, levels), _floor(levels)], levels)
+    missing_level = highest_level(
+        [sources_level(session, [*closest_sources, *retrieved_sources], levels), _floor(levels)],
+        levels,
+    )
     gap = session.execute(
         select(ContentGap).where(ContentGap.question_key == key)
     ).scalar_one_or_none()
@@ -185,6 +195,9 @@ def record_gap(
             last_outcome=outcome,
             closest_sources=list(dict.fromkeys(closest_sources)),
             max_access_level=level,
+            last_reason=reason,
+            last_missing=missing,
+            missing_access_level=missing_level,
             first_seen=now,
             last_seen=now,
         )
@@ -195,6 +208,9 @@ def record_gap(
         gap.last_seen = now
         gap.closest_sources = list(dict.fromkeys([*gap.closest_sources, *closest_sources]))[:10]
         gap.max_access_level = highest_level([gap.max_access_level, level], levels)
+        gap.last_reason = reason
+        gap.last_missing = missing
+        gap.missing_access_level = missing_level
     session.flush()
     return gap
 
@@ -211,12 +227,16 @@ def gaps_for(
     for gap in rows:
         if not can_read_level(user, gap.max_access_level, levels):
             continue
+        missing_ok = can_read_level(user, gap.missing_access_level, levels)
         out.append(
             {
                 "id": gap.id,
                 "question": gap.question,
                 "count": gap.count,
                 "last_outcome": gap.last_outcome,
+                "last_reason": gap.last_reason,
+                "last_missing": gap.last_missing if missing_ok else None,
+                "missing_withheld": gap.last_missing is not None and not missing_ok,
                 "closest_sources": readable_sources(session, user, gap.closest_sources, levels),
                 "first_seen": gap.first_seen.isoformat(),
                 "last_seen": gap.last_seen.isoformat(),

@@ -1,6 +1,7 @@
 """Prometheus metrics, one registry per app (so tests can build many apps): ask latency per
-stage, ask outcomes by type, and, read from the database at scrape time, ingest jobs by
-state and documents/chunks indexed."""
+stage, ask outcomes by type and reason (``generate.reasons``; ``none`` for a clean answer),
+and, read from the database at scrape time, ingest jobs by state and documents/chunks
+indexed."""
 
 from __future__ import annotations
 
@@ -76,7 +77,10 @@ class Metrics:
             "docent_ask_seconds", "Whole ask latency", registry=self.registry, buckets=_BUCKETS
         )
         self.ask_outcomes = Counter(
-            "docent_ask_outcomes", "Ask outcomes by type", ["outcome"], registry=self.registry
+            "docent_ask_outcomes",
+            "Ask outcomes by type and reason",
+            ["outcome", "reason"],
+            registry=self.registry,
         )
         self.handoffs = Counter(
             "docent_handoffs_created", "Handoffs created", registry=self.registry
@@ -84,8 +88,14 @@ class Metrics:
         if sessions is not None:
             self.registry.register(_DatabaseCollector(sessions))
 
-    def observe_ask(self, outcome: str, total_s: float, stages_ms: Mapping[str, float]) -> None:
-        self.ask_outcomes.labels(outcome=outcome).inc()
+    def observe_ask(
+        self,
+        outcome: str,
+        total_s: float,
+        stages_ms: Mapping[str, float],
+        reason: str | None = None,
+    ) -> None:
+        self.ask_outcomes.labels(outcome=outcome, reason=reason or "none").inc()
         self.ask_seconds.observe(total_s)
         for stage, ms in stages_ms.items():
             self.ask_stage_seconds.labels(stage=stage).observe(max(ms, 0.0) / 1000.0)

@@ -143,7 +143,8 @@ def register(app: typer.Typer) -> None:
         a: Annotated[Path, typer.Argument(help="Results JSONL of the earlier run.")],
         b: Annotated[Path, typer.Argument(help="Results JSONL of the later run.")],
         force: Annotated[
-            bool, typer.Option("--force", help="Compare runs over different index versions.")
+            bool,
+            typer.Option("--force", help="Compare runs over different indexes or prompts."),
         ] = False,
     ) -> None:
         """Per-case transitions between correct / wrong-and-confident / abstained."""

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evals.errors import IndexVersionMismatch
+from evals.errors import IndexVersionMismatch, PromptMismatch
 
 
 @dataclass(frozen=True)
@@ -21,13 +21,28 @@ class RunDiff:
 def check_comparable(
     meta_a: Mapping[str, Any], meta_b: Mapping[str, Any], force: bool = False
 ) -> None:
-    """Runs over different index versions measure different corpora; refuse unless forced."""
-    va, vb = meta_a.get("index_version"), meta_b.get("index_version")
-    if va != vb and not force:
+    """Runs over different indexes measure different corpora, and runs with different
+    prompts different systems: refuse unless forced. The index is judged by its fingerprint
+    (chunk ids and texts), not its version counter; a run without a fingerprint or a prompt
+    hash (made before they were recorded) cannot be shown to match."""
+    if force:
+        return
+    fa, fb = meta_a.get("index_fingerprint"), meta_b.get("index_fingerprint")
+    if fa is None or fb is None or fa != fb:
         raise IndexVersionMismatch(
-            f"the runs were made over different index versions ({va} vs {vb}); "
-            "re-run both over the same index, or pass --force to compare anyway"
+            f"the runs were made over different indexes (fingerprint {_short(fa)} vs "
+            f"{_short(fb)}); re-run both over the same index, or pass --force to compare anyway"
         )
+    pa, pb = meta_a.get("prompt_hash"), meta_b.get("prompt_hash")
+    if pa is None or pb is None or pa != pb:
+        raise PromptMismatch(
+            f"the runs were made with different prompts (prompt hash {_short(pa)} vs "
+            f"{_short(pb)}); re-run both with the same prompt, or pass --force to compare anyway"
+        )
+
+
+def _short(value: object) -> str:
+    return "none recorded" if not value else str(value)[:12]
 
 
 def diff_runs(rows_a: Sequence[Mapping[str, Any]], rows_b: Sequence[Mapping[str, Any]]) -> RunDiff:
@@ -50,8 +65,12 @@ def diff_runs(rows_a: Sequence[Mapping[str, Any]], rows_b: Sequence[Mapping[str,
 
 def format_diff(diff: RunDiff, meta_a: Mapping[str, Any], meta_b: Mapping[str, Any]) -> str:
     lines = [
-        f"A: index_version {meta_a.get('index_version')}, {_config(meta_a)}",
-        f"B: index_version {meta_b.get('index_version')}, {_config(meta_b)}",
+        f"A: index {_short(meta_a.get('index_fingerprint'))} (version "
+        f"{meta_a.get('index_version')}), prompt {_short(meta_a.get('prompt_hash'))}, "
+        f"{_config(meta_a)}",
+        f"B: index {_short(meta_b.get('index_fingerprint'))} (version "
+        f"{meta_b.get('index_version')}), prompt {_short(meta_b.get('prompt_hash'))}, "
+        f"{_config(meta_b)}",
         "",
         "| from | to | cases | qids |",
         "|---|---|---|---|",

@@ -4,7 +4,9 @@ DocentError
 ├── InvalidInput
 │   └── CaseFileError          a case or results file line is not what the format says
 └── Conflict
-    └── IndexVersionMismatch   two runs compared were made over different index versions
+    └── RunsNotComparable      two runs compared were not made over the same things
+        ├── IndexVersionMismatch   over different indexes (fingerprints differ or are missing)
+        └── PromptMismatch         with different prompts (prompt hashes differ or are missing)
 """
 
 from __future__ import annotations
@@ -16,5 +18,13 @@ class CaseFileError(InvalidInput):
     code = "bad_case_file"
 
 
-class IndexVersionMismatch(Conflict):
+class RunsNotComparable(Conflict):
+    code = "runs_not_comparable"
+
+
+class IndexVersionMismatch(RunsNotComparable):
     code = "index_version_mismatch"
+
+
+class PromptMismatch(RunsNotComparable):
+    code = "prompt_mismatch"

@@ -57,7 +57,9 @@ def build_report(
         "",
         f"- cases: {len(rows)} from `{meta.get('cases_file')}` "
         f"(+ derived `unretrieved`: {sum(1 for r in rows if r.get('stratum') == 'unretrieved')})",
-        f"- index_version: {meta.get('index_version')} ({meta.get('chunks')} chunks)",
+        f"- index_version: {meta.get('index_version')} ({meta.get('chunks')} chunks); "
+        f"index fingerprint `{str(meta.get('index_fingerprint') or 'not recorded')[:16]}`; "
+        f"prompt hash `{str(meta.get('prompt_hash') or 'not recorded')[:16]}`",
         "- configuration: "
         + ", ".join(f"{k}={config[k]}" for k in sorted(config) if config[k] is not None),
         "",
@@ -84,7 +86,8 @@ def build_report(
         f"| answered a must-abstain question | {rates.answered_must_abstain} |",
     ]
     lines += ["", *_retrieval_section(rows, cases)]
-    lines += ["", *_safety_section(rows)]
+    lines += ["", *_safety_section(rows, str(config.get("backend") or ""))]
+    lines += ["", *reasons_section(rows)]
     lines += ["", *_latency_section(rows)]
     lines += ["", *_failures_section(rows)]
     return "\n".join(lines) + "\n"
@@ -125,7 +128,31 @@ def _retrieval_section(rows: Sequence[Mapping[str, Any]], cases: Mapping[str, Ca
     return lines
 
 
-def _safety_section(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+BY_CONSTRUCTION = {
+    "extractive": "guaranteed by construction (the extractive backend quotes a shown block "
+    "verbatim and cites it); not evidence",
+}
+BY_CHECKS = "guaranteed by the checks (`generate/checks.py`) for any backend; see the reasons"
+
+
+def reasons_section(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Outcomes by reason: which stage decided each non-answer, and how often the checks had
+    to change what the backend produced — the evidence the guaranteed rows are not."""
+    counts: dict[tuple[str, str], int] = {}
+    for r in rows:
+        key = (str(r.get("outcome")), str(r.get("reason_code") or "none"))
+        counts[key] = counts.get(key, 0) + 1
+    lines = [
+        "## Outcomes by reason",
+        "",
+        "| outcome | reason | cases |",
+        "|---|---|---|",
+    ]
+    lines += [f"| {o} | {why} | {n} |" for (o, why), n in sorted(counts.items())]
+    return lines
+
+
+def _safety_section(rows: Sequence[Mapping[str, Any]], backend: str = "") -> list[str]:
     leaking = [r for r in rows if r.get("leaks")]
     answered = [r for r in rows if r.get("outcome") == "answered"]
     checks = [check_citations(r) for r in answered]
@@ -134,18 +161,20 @@ def _safety_section(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     figs = sum(c.figures for c in checks)
     unsupported = sum(len(c.unsupported_figures) for c in checks)
     cited = Rate(sum(c.citations > 0 for c in checks), len(checks))
+    guaranteed = BY_CONSTRUCTION.get(backend, BY_CHECKS)
     lines = [
         "## Leaks and citations",
         "",
-        "| check | result |",
-        "|---|---|",
-        f"| cases leaking text above the asker's level (must be 0) | {len(leaking)} |",
-        f"| answers with at least one citation | {cited} |",
-        f"| cited ids not among the retrieved | {not_retrieved} of {citations} |",
-        f"| figures in answers absent from the cited text | {unsupported} of {figs} |",
+        "| check | result | what it shows |",
+        "|---|---|---|",
+        f"| cases leaking text above the asker's level (must be 0) | {len(leaking)} | measured |",
+        f"| answers with at least one citation | {cited} | {guaranteed} |",
+        f"| cited ids not among the retrieved | {not_retrieved} of {citations} | {guaranteed} |",
+        f"| figures in answers absent from the cited text | {unsupported} of {figs} "
+        f"| {guaranteed} |",
     ]
     for r in leaking:
-        lines.append(f"| leak in {r['qid']} | {'; '.join(r['leaks'])} |")
+        lines.append(f"| leak in {r['qid']} | {'; '.join(r['leaks'])} | measured |")
     return lines
 
 

@@ -181,8 +181,13 @@ def run_meta(
     config: Mapping[str, Any],
     rows: Sequence[Mapping[str, Any]],
 ) -> dict[str, Any]:
+    from evals.fingerprint import index_fingerprint, prompt_hash
+
     versions = sorted({int(r["index_version"]) for r in rows})
+    chunks = ((c.chunk_id, c.text) for c in services.index.scroll_chunks())
     return {
+        "index_fingerprint": index_fingerprint(chunks),
+        "prompt_hash": prompt_hash(),
         "index_version": versions[-1] if versions else services.searcher.current_version(),
         "index_versions_seen": versions,
         "chunks": services.index.count(),

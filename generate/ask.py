@@ -1,5 +1,9 @@
 """One question, end to end: retrieve → gate → render → generate → check → trace.
 
+A failed or timed-out LLM call is not a fault of the ask: it becomes ``declined`` with reason
+``model_unavailable``, a failed ``model_call`` check, a trace and the handoff offer. Every
+result carries one ``reason`` (``generate.reasons``).
+
 Permissions: the searcher filters inside its queries; the ``Asker`` checks every hit and
 cut candidate again with ``docent.access.visible`` and drops any the principal may not read
 (recorded as a failed ``permission_recheck``), so no prompt, answer, handoff or trace can
@@ -28,14 +32,17 @@ from docent.contracts import (
 )
 from docent.errors import InvalidInput
 from generate.checks import CheckResult, gate, verify
+from generate.errors import LLMUnavailable
 from generate.outcomes import citation_to_dict
 from generate.protocols import Generation, Generator, SearcherLike
+from generate.reasons import reason_for
 from generate.trace import save_trace
 from render.budget import TokenCounter
 from render.prompt import RenderedPrompt, render
 from render.tokens import count_tokens as default_count_tokens
 
 MAX_QUESTION_CHARS = 2000
+MODEL_UNAVAILABLE = "model_unavailable"
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,7 @@ class AskResult:
     backend: str
     stages: Mapping[str, tuple[str, ...]]
     levels: tuple[str, ...] = DEFAULT_LEVELS
+    reason: str | None = None
 
 
 class Asker:
@@ -146,12 +154,18 @@ class Asker:
             prompt = render(question, hits, self.budget_tokens, self.count_tokens)
             timings["render"] = _ms(self._clock() - mark)
             mark = self._clock()
-            generation = self.generator.generate(prompt, prompt.kept)
+            try:
+                generation = self.generator.generate(prompt, prompt.kept)
+            except LLMUnavailable as exc:
+                detail = f"{MODEL_UNAVAILABLE}: {exc.message}"
+                outcome = Declined("requires_human", detail)
+                checks.append(CheckResult("model_call", False, exc.message))
             timings["generate"] = _ms(self._clock() - mark)
-            mark = self._clock()
-            outcome, verified = verify(generation.outcome, prompt)
-            checks.extend(verified)
-            timings["checks"] = _ms(self._clock() - mark)
+            if generation is not None:
+                mark = self._clock()
+                outcome, verified = verify(generation.outcome, prompt)
+                checks.extend(verified)
+                timings["checks"] = _ms(self._clock() - mark)
 
         result = AskResult(
             trace_id=self._new_trace_id(),
@@ -169,6 +183,7 @@ class Asker:
             backend=self.generator.backend,
             stages={name: tuple(ids) for name, ids in found.stages.items()},
             levels=self.levels,
+            reason=reason_for(generation.outcome if generation else None, checks),
         )
         if self.sessions is not None:
             mark = self._clock()
@@ -207,7 +222,7 @@ def ask_json(result: AskResult) -> dict[str, Any]:
         "missing": None,
         "readings": None,
         "clarifying_question": None,
-        "reason_code": None,
+        "reason_code": result.reason,
         "handoff": result.handoff.to_dict() if result.handoff else None,
         "retrieved": [
             {
@@ -232,5 +247,5 @@ def ask_json(result: AskResult) -> dict[str, Any]:
             body["readings"] = list(readings)
             body["clarifying_question"] = question
         case Declined(reason_code=code):
-            body["reason_code"] = code
+            body["reason_code"] = result.reason or code
     return body

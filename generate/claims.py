@@ -3,7 +3,13 @@
 Citations are ``[id]`` markers (``[a] [b]`` or ``[a, b]`` for several). A run of markers
 closes a segment; every sentence of the segment is taken to cite those ids (a model that
 cites once at the end of two sentences cites both). Text after the last marker cites
-nothing of its own; the checks then read it against all the answer's citations.
+nothing (the checks drop it).
+
+A document's own square brackets are text, never a citation ("dpo[at]example[dot]com"). A
+bracket is a citation marker only when its content is a block id of the prompt, or has the
+shape of one (``<source>#<n>``) — an id of that shape that was not shown is then a
+fabricated citation — and never when the bracketed text appears verbatim in a block shown
+(a quote of the document keeps the document's brackets).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 MARKER = re.compile(r"\[([^\[\]\n{}\"]{1,300})\]")  # not JSON arrays like [{"id": …}]
+ID_SHAPE = re.compile(r"[^\s\[\]#][^\[\]\n]*#\d+")  # "<source>#<n>", as ingest names chunks
 _RUN_GAP = re.compile(r"[\s,;]*")
 _TRAILING_PUNCT = re.compile(r"[.!?;:,]+")
 _END_PUNCT = re.compile(r"(.*?)([.!?;:,]*)$", re.DOTALL)
@@ -26,42 +33,67 @@ class Claim:
     newline_before: bool = False
 
 
-def marker_ids(content: str, known: Collection[str]) -> tuple[str, ...]:
-    """The ids inside one ``[…]``: the whole content when it is a known id, else its
-    comma/semicolon-separated parts when each is known, else the content as one (unknown) id."""
+def marker_ids(
+    content: str, known: Collection[str], shown_texts: Iterable[str] = ()
+) -> tuple[str, ...]:
+    """The ids one ``[…]`` cites, or ``()`` when the brackets are text. The whole content when
+    it is a known id; else its comma/semicolon-separated parts when any of them is known or
+    shaped like an id (the unknown ones are then fabricated); else ``()``. Brackets whose
+    text appears verbatim in a shown block are the document's own: ``()``."""
     content = content.strip()
     if content in known:
         return (content,)
+    if any(f"[{content}]" in text for text in shown_texts):
+        return ()
     parts = [part.strip() for part in re.split(r"[;,]\s*", content) if part.strip()]
-    if len(parts) > 1 and all(part in known for part in parts):
+    if any(part in known or ID_SHAPE.fullmatch(part) for part in parts):
         return tuple(parts)
-    return (content,)
+    return ()
 
 
-def cited_ids(answer: str, known: Collection[str]) -> tuple[str, ...]:
+def citation_markers(
+    answer: str, known: Collection[str], shown_texts: Iterable[str] = ()
+) -> list[tuple[re.Match[str], tuple[str, ...]]]:
+    """The ``[…]`` of ``answer`` that are citation markers, each with the ids it names."""
+    texts = tuple(shown_texts)
+    out: list[tuple[re.Match[str], tuple[str, ...]]] = []
+    for match in MARKER.finditer(answer):
+        ids = marker_ids(match.group(1), known, texts)
+        if ids:
+            out.append((match, ids))
+    return out
+
+
+def cited_ids(
+    answer: str, known: Collection[str], shown_texts: Iterable[str] = ()
+) -> tuple[str, ...]:
     """Every id the answer's markers name, in order of first appearance."""
     seen: dict[str, None] = {}
-    for match in MARKER.finditer(answer):
-        for cid in marker_ids(match.group(1), known):
+    for _, ids in citation_markers(answer, known, shown_texts):
+        for cid in ids:
             seen.setdefault(cid, None)
     return tuple(seen)
 
 
-def split_claims(answer: str, known: Collection[str]) -> tuple[Claim, ...]:
+def split_claims(
+    answer: str, known: Collection[str], shown_texts: Iterable[str] = ()
+) -> tuple[Claim, ...]:
     claims: list[Claim] = []
     pos = 0
     pending_text = ""
-    matches = list(MARKER.finditer(answer))
+    markers = citation_markers(answer, known, shown_texts)
+    matches = [match for match, _ in markers]
+    idsof = {match.start(): ids for match, ids in markers}
     i = 0
     while i < len(matches):
         first = matches[i]
         ids: list[str] = []
         end = first.end()
-        ids.extend(marker_ids(first.group(1), known))
+        ids.extend(idsof[first.start()])
         i += 1
         # Markers separated only by spaces, commas or semicolons belong to the same run.
         while i < len(matches) and _RUN_GAP.fullmatch(answer[end : matches[i].start()]):
-            ids.extend(marker_ids(matches[i].group(1), known))
+            ids.extend(idsof[matches[i].start()])
             end = matches[i].end()
             i += 1
         segment = pending_text + answer[pos : first.start()]

@@ -17,6 +17,10 @@ REASONS = {
     "out_of_scope": "the question is outside what the policy documents are for",
     "requires_human": "this needs a person to answer",
     "policy": "answering it is not allowed",
+    "model_unavailable": "the answering model is not available right now",
+    "fabricated_citation": "the drafted answer cited a document it was not given",
+    "model_output_unusable": "the model's reply could not be read",
+    "uncited_answer": "the drafted answer cited no document",
 }
 
 
@@ -28,6 +32,8 @@ def numbered_answer(answer: str, ids: Sequence[str]) -> str:
 
     def swap(match: Any) -> str:
         found = marker_ids(match.group(1), number)
+        if not found:  # the document's own brackets
+            return str(match.group(0))
         return "".join(f"[{number[c]}]" if c in number else f"[{c}]" for c in found)
 
     return str(MARKER.sub(swap, answer))
@@ -55,7 +61,8 @@ def human(result: AskResult) -> str:
             lines.extend(f"  - {reading}" for reading in readings)
             lines.append(question)
         case Declined(reason_code=code):
-            lines.append(f"Docent will not answer this: {REASONS.get(code, code)}.")
+            why = result.reason or code
+            lines.append(f"Docent will not answer this: {REASONS.get(why, REASONS[code])}.")
     if result.handoff is not None:
         near = f" (closest document: {result.handoff.source})" if result.handoff.source else ""
         lines.append(f"Who to ask: {result.handoff.owner}{near}")
@@ -131,12 +138,14 @@ def register(app: typer.Typer) -> None:
 def trace_text(trace: dict[str, Any]) -> str:
     p = trace["payload"]
     principal = p.get("principal", {})
+    reason = f" ({p['reason']})" if p.get("reason") else ""
     lines = [
         f"trace {trace['trace_id']}  {trace.get('created_at') or ''}",
         f"question: {trace['question']}",
         f"asker: {principal.get('user_id')} ({principal.get('clearance')}; "
         f"groups: {', '.join(principal.get('groups') or []) or '-'})",
-        f"outcome: {trace['outcome']}   index version {trace['index_version']}   "
+        f"outcome: {trace['outcome']}{reason}   "
+        f"index version {trace['index_version']}   "
         f"backend {p.get('backend')} / {p.get('model')}",
         "",
         f"retrieved ({len(p.get('hits', []))}; "

@@ -167,10 +167,14 @@ def _number_keys(match: re.Match[str]) -> tuple[str, ...]:
 
 
 def answer_figures(text: str) -> set[str]:
-    """Figures an answer sentence states, read strictly (digits only)."""
+    """Figures an answer sentence states, read strictly (digits only). A full date is wanted
+    as that date alone (not also its day, month and year), so an exact date can support it."""
     keys, rest = _dates(text)
     for match in NUMBER.finditer(rest):
         keys.update(_number_keys(match))
+    for key in [k for k in keys if k.startswith("date:")]:
+        y, m, d = key[5:].split("-")
+        keys -= {f"day:{m}-{d}", f"month:{y}-{m}", f"year:{int(y)}"}
     return {key for key in keys if not key.startswith("year:")} | {
         f"num:{key[5:]}" for key in keys if key.startswith("year:")
     }
@@ -192,6 +196,11 @@ def block_figures(text: str) -> set[str]:
         if key.startswith("year:"):
             keys.add(f"num:{key[5:]}")
     return keys
+
+
+def missing_figures(text: str, have: set[str]) -> list[str]:
+    """The figures ``text`` states that are not among the supported keys ``have`` (sorted)."""
+    return sorted(answer_figures(text) - have)
 
 
 def unsupported_figures(sentence: str, block_texts: list[str]) -> list[str]:

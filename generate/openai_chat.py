@@ -26,7 +26,7 @@ import httpx
 
 from docent.contracts import Declined, Hit
 from generate.errors import LLMUnavailable
-from generate.outcomes import OUTCOME_SCHEMA, parse_output
+from generate.outcomes import MODEL_REFUSED, OUTCOME_SCHEMA, parse_output
 from generate.protocols import Generation, Usage
 from render.prompt import RenderedPrompt
 
@@ -119,7 +119,7 @@ class OpenAIChatGenerator:
         if not isinstance(content, str) or not content.strip():
             refusal = message.get("refusal")
             if isinstance(refusal, str) and refusal.strip():
-                return Generation(Declined("policy", "model refused"), refusal, model, usage)
+                return Generation(Declined("policy", MODEL_REFUSED), refusal, model, usage)
             content = ""
         outcome, how = parse_output(content, hits)
         if response_format is not None and how == "text":

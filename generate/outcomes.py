@@ -29,15 +29,18 @@ from docent.contracts import (
     ReasonCode,
 )
 from generate.claims import cited_ids, split_claims, strip_markers
+from generate.reasons import BROKEN_JSON as BROKEN_JSON
+from generate.reasons import EMPTY_ANSWER as EMPTY_ANSWER
+from generate.reasons import EMPTY_OUTPUT as EMPTY_OUTPUT
+from generate.reasons import MODEL_REFUSED as MODEL_REFUSED
+from generate.reasons import UNCITED as UNCITED
 from generate.tables import table_view
 from generate.text import best_overlap_sentence, chunk_sentences
 
 NOT_IN_CONTEXT = "NOT_IN_CONTEXT"
 KINDS = ("answered", "insufficient_evidence", "ambiguous", "declined")
 REASON_CODES: tuple[ReasonCode, ...] = ("out_of_scope", "requires_human", "policy")
-UNCITED = "answer cites no document"
 DEFAULT_MISSING = "The documents do not state the answer to this question."
-BROKEN_JSON = "model reply is JSON that does not parse or has no known kind"
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
@@ -110,12 +113,15 @@ def answered(
     markers and the pairs. No id at all → Declined(requires_human)."""
     hits_by_id = {hit.chunk.chunk_id: hit for hit in hits}
     known = set(hits_by_id)
+    texts = [hit.chunk.text for hit in hits]
     given: dict[str, str] = {}
     for cid, quote in quotes:
         if cid.strip() and not given.get(cid.strip()):
             given[cid.strip()] = quote
-    ids = list(dict.fromkeys([*cited_ids(answer, known), *given]))
-    if not ids or not split_claims(answer, known):
+    if not answer.strip():
+        return Declined("requires_human", EMPTY_ANSWER)
+    ids = list(dict.fromkeys([*cited_ids(answer, known, texts), *given]))
+    if not ids or not split_claims(answer, known, texts):
         return Declined("requires_human", UNCITED)
     citations = tuple(citation_for(cid, hits_by_id, given.get(cid, ""), answer) for cid in ids)
     return Answered(answer=answer.strip(), citations=citations)
@@ -173,7 +179,7 @@ def parse_text_outcome(raw: str, hits: Sequence[Hit]) -> Outcome:
     whose ``[id]`` markers are its citations."""
     text = raw.strip()
     if not text:
-        return Declined("requires_human", "empty model output")
+        return Declined("requires_human", EMPTY_OUTPUT)
     if NOT_IN_CONTEXT in text:
         rest = text.replace(NOT_IN_CONTEXT, "").strip(" \n.:-")
         return InsufficientEvidence(rest or DEFAULT_MISSING)

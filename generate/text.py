@@ -29,6 +29,13 @@ _WORD = re.compile(r"[a-z0-9€$£%]+(?:[.,'][a-z0-9]+)*", re.IGNORECASE)
 # Paragraph breaks and the starts of list items or table rows: sentence runs never cross them.
 _BLOCK_BREAK = re.compile(r"\n\s*\n|\n(?=\s*[-*•|]|\s*\d+[.)]\s)")
 _SPACE = re.compile(r"\s+")
+# A sentence that addresses the model rather than stating policy ("ignore previous
+# instructions…"): it supports nothing and is never quoted as an answer.
+INSTRUCTION = re.compile(
+    r"\b(ignore|disregard|forget|override)\b[^.!?\n]{0,60}\b(instructions?|rules|prompts?)\b"
+    r"|\bsystem prompt\b|\byou are now\b|\bas an ai\b",
+    re.IGNORECASE,
+)
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "\u00a0": " "})
 
 
@@ -67,6 +74,10 @@ def split_sentences(text: str) -> tuple[str, ...]:
     """Sentences of ``text``: paragraphs and list items apart, each cut by the shared
     segmenter (the one ingest used for the units it stored)."""
     return tuple(sentence for block in _BLOCK_BREAK.split(text) for sentence in segment(block))
+
+
+def addresses_model(sentence: str) -> bool:
+    return bool(INSTRUCTION.search(sentence))
 
 
 def chunk_sentences(chunk: Chunk) -> tuple[str, ...]:

@@ -96,6 +96,7 @@ def trace_payload(result: AskResult) -> dict[str, Any]:
         "backend_notes": list(generation.notes) if generation else [],
         "model_outcome": outcome_to_dict(generation.outcome) if generation else None,
         "outcome": outcome_to_dict(result.outcome),
+        "reason": result.reason,
         "checks": [check.to_dict() for check in result.checks],
         "timings_ms": dict(result.timings_ms),
         "handoff": result.handoff.to_dict() if result.handoff else None,

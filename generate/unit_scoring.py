@@ -33,7 +33,13 @@ from dataclasses import dataclass
 from docent.contracts import Hit
 from generate.answer_types import Expectation, type_fit
 from generate.tables import table_rows
-from generate.text import best_overlap_sentence, chunk_sentences, content_words, split_sentences
+from generate.text import (
+    addresses_model,
+    best_overlap_sentence,
+    chunk_sentences,
+    content_words,
+    split_sentences,
+)
 
 _META = re.compile(
     r"^(this|these|the following|our) (policy|policies|guidelines?|document|page|handbook|"
@@ -105,7 +111,9 @@ def units_of(hit: Hit) -> list[Unit]:
     heading = " ".join([*chunk.heading_path, chunk.title or ""])
     table = table_rows(chunk.text) if chunk.kind == "table" or "|" in chunk.text else None
     if table is None:
-        return [Unit(hit, s, heading, n) for n, s in enumerate(chunk_sentences(chunk))]
+        # A sentence addressing the model is the document's text, not an answer to quote.
+        sentences = enumerate(chunk_sentences(chunk))
+        return [Unit(hit, s, heading, n) for n, s in sentences if not addresses_model(s)]
     header, rows = table
     units = [Unit(hit, row, heading, n, header) for n, row in enumerate(rows)]
     prose = "\n".join(line for line in chunk.text.splitlines() if line.strip() and "|" not in line)

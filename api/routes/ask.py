@@ -85,12 +85,21 @@ def ask(
     timings = stage_timings(
         getattr(result, "timings_ms", None) or getattr(result, "timings", None) or {}
     )
-    request.app.state.metrics.observe_ask(outcome, total_s, timings)
+    reason = body.get("reason_code")
+    request.app.state.metrics.observe_ask(outcome, total_s, timings, reason=reason)
     if outcome != "answered":
+        retrieved = [str(r["source"]) for r in body.get("retrieved") or [] if r.get("source")]
         record_gap(
-            db, payload.question, outcome, closest_sources(body), services.settings.access_levels
+            db,
+            payload.question,
+            outcome,
+            closest_sources(body),
+            services.settings.access_levels,
+            reason=reason,
+            missing=body.get("missing"),
+            retrieved_sources=retrieved,
         )
-    log.info("ask", extra={"outcome": outcome, "ms": round(total_s * 1000, 1)})
+    log.info("ask", extra={"outcome": outcome, "reason": reason, "ms": round(total_s * 1000, 1)})
     return body
 
 

@@ -152,5 +152,10 @@ class ContentGap(Base):
     last_outcome: Mapped[str] = mapped_column(String(40))
     closest_sources: Mapped[list[str]] = mapped_column(JSON, default=list)
     max_access_level: Mapped[str | None] = mapped_column(String(50))
+    last_reason: Mapped[str | None] = mapped_column(String(40))
+    # The latest "what the documents would need to say", and the highest level among the
+    # documents retrieved for that ask (the text may draw on any of them).
+    last_missing: Mapped[str | None] = mapped_column(Text)
+    missing_access_level: Mapped[str | None] = mapped_column(String(50))
     first_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

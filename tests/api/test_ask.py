@@ -58,6 +58,9 @@ def test_a_non_answer_offers_a_handoff_and_counts_as_a_gap(env: ApiEnv) -> None:
     gaps = env.get("eddie", "/api/gaps").json()["gaps"]
     gap = next(g for g in gaps if "bicycles" in g["question"].lower())
     assert gap["count"] == 2
+    assert body["reason_code"] in ("below_threshold", "model_abstained")
+    assert gap["last_reason"] == body["reason_code"]
+    assert gap["last_missing"] == body["missing"] and body["missing"]
 
 
 def test_ask_validates_the_question(env: ApiEnv) -> None:
@@ -119,9 +122,13 @@ def test_traces_belong_to_their_asker_and_admins_within_clearance(env: ApiEnv) -
 
 
 def test_metrics_count_outcomes_and_stage_latency(env: ApiEnv) -> None:
-    ask(env, "ada", "What does the Team plan cost?")
+    assert ask(env, "ada", "What does the Team plan cost?")["reason_code"] is None
+    refused = ask(env, "ada", "What colour are the office plants watered with?")
     text = env.client.get("/metrics").text
-    assert 'docent_ask_outcomes_total{outcome="answered"}' in text
+    assert 'docent_ask_outcomes_total{outcome="answered",reason="none"}' in text
+    assert refused["outcome"] == "insufficient_evidence"
+    label = f'{{outcome="insufficient_evidence",reason="{refused["reason_code"]}"}}'
+    assert f"docent_ask_outcomes_total{label}" in text
     assert 'docent_ask_stage_seconds_count{stage="retrieval"}' in text
     assert "docent_documents_indexed" in text and "docent_chunks_indexed" in text
     assert 'docent_ingest_jobs{state="succeeded"}' in text

@@ -6,6 +6,8 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 
+from api.handoffs import record_gap
+from docent.db.session import session_scope
 from tests.api.conftest import ApiEnv, WebhookServer
 from tests.api.corpus import SECRET
 
@@ -117,6 +119,34 @@ def test_gaps_are_ranked_by_frequency_and_filtered_by_clearance(env: ApiEnv) -> 
     assert any("executives" in g["question"] for g in env.get("carla", "/api/gaps").json()["gaps"])
     page = env.get("eddie", "/gaps", headers={"Accept": "text/html"})
     assert "another country" in page.text and "executives" not in page.text
+
+
+def test_a_gaps_latest_missing_text_is_shown_only_to_who_may_read_what_was_retrieved(
+    env: ApiEnv,
+) -> None:
+    question = "Will the notice period formula change next year?"
+    with session_scope(env.services.sessions) as db:
+        for missing in ("An older note.", "Whether the severance.md formula changes."):
+            record_gap(
+                db,
+                question,
+                "insufficient_evidence",
+                ["remote-work.md"],
+                env.services.settings.access_levels,
+                reason="model_abstained",
+                missing=missing,
+                retrieved_sources=["remote-work.md", "severance.md"],
+            )
+    seen = {
+        who: next(g for g in env.get(who, "/api/gaps").json()["gaps"] if g["question"] == question)
+        for who in ("eddie", "carla")
+    }
+    assert seen["carla"]["last_missing"] == "Whether the severance.md formula changes."
+    assert seen["carla"]["last_reason"] == "model_abstained" and seen["carla"]["count"] == 2
+    # eddie may read remote-work.md (so sees the gap) but not severance.md
+    assert seen["eddie"]["last_missing"] is None and seen["eddie"]["missing_withheld"]
+    page = env.get("eddie", "/gaps", headers={"Accept": "text/html"}).text
+    assert "withheld" in page and "severance.md formula" not in page
 
 
 def test_a_webhook_that_does_not_answer_does_not_lose_the_handoff(

@@ -95,19 +95,19 @@ def test_word_for_word_question_from_an_employee_reveals_nothing_anywhere(
     body = response.json()
     assert_clean(response.text)
     assert all(r["source"] not in ("severance.md", "litigation-hold.md") for r in body["retrieved"])
-    if body["handoff"]:
-        assert body["handoff"]["source"] not in ("severance.md", "litigation-hold.md")
+    # Nothing ada may read states it: a non-answer, handed to a document she may read.
+    assert body["outcome"] == "insufficient_evidence", body
+    assert body["handoff"]["source"] not in ("severance.md", "litigation-hold.md")
 
     trace = env.get("ada", f"/api/traces/{body['trace_id']}")
     assert trace.status_code == 200
     assert_clean(trace.text)
     assert "severance.md" not in trace.text
 
-    if body["outcome"] != "answered":
-        made = env.post("ada", "/api/handoffs", json={"trace_id": body["trace_id"]})
-        assert made.status_code == 201
-        assert_clean(made.text)
-        assert "severance.md" not in made.json()["closest_sources"]
+    made = env.post("ada", "/api/handoffs", json={"trace_id": body["trace_id"]})
+    assert made.status_code == 201
+    assert_clean(made.text)
+    assert "severance.md" not in made.json()["closest_sources"]
     for who in ("ada", "eddie", "admin"):
         assert_clean(env.get(who, "/api/handoffs").text)
     for who in ("eddie", "carla", NO_LEGAL):

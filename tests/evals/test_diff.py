@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from evals.diff import check_comparable, diff_runs, format_diff
-from evals.errors import CaseFileError, IndexVersionMismatch
+from evals.errors import CaseFileError, IndexVersionMismatch, PromptMismatch
+from evals.fingerprint import index_fingerprint, prompt_hash
 from evals.results import meta_path, read_results, write_results
 
 
@@ -42,11 +43,37 @@ def test_transitions_name_the_qids_that_moved() -> None:
     assert "only in A: gone" in text
 
 
-def test_runs_over_different_index_versions_are_refused_unless_forced() -> None:
-    check_comparable({"index_version": 4}, {"index_version": 4})
-    with pytest.raises(IndexVersionMismatch, match=r"different index versions \(4 vs 5\)"):
-        check_comparable({"index_version": 4}, {"index_version": 5})
-    check_comparable({"index_version": 4}, {"index_version": 5}, force=True)
+SAME = {"index_fingerprint": "f" * 64, "prompt_hash": "p" * 64}
+
+
+def test_runs_pinned_to_the_same_index_and_prompt_compare() -> None:
+    # The version counter is not what pins a run: a reindex bumps it, the content stays.
+    check_comparable({**SAME, "index_version": 4}, {**SAME, "index_version": 9})
+
+
+@pytest.mark.parametrize(
+    ("b", "error", "message"),
+    [
+        ({**SAME, "index_fingerprint": "g" * 64}, IndexVersionMismatch, "fingerprint ffffff"),
+        ({"prompt_hash": "p" * 64}, IndexVersionMismatch, "vs none recorded"),
+        ({**SAME, "prompt_hash": "q" * 64}, PromptMismatch, "prompt hash pppppp"),
+        ({"index_fingerprint": "f" * 64}, PromptMismatch, "vs none recorded"),
+    ],
+)
+def test_a_different_or_missing_fingerprint_or_prompt_hash_is_refused_unless_forced(
+    b: dict[str, str], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        check_comparable(SAME, b)
+    check_comparable(SAME, b, force=True)
+
+
+def test_the_fingerprint_follows_chunk_content_not_order() -> None:
+    chunks = [("a.md#1", "one"), ("b.md#1", "two")]
+    assert index_fingerprint(chunks) == index_fingerprint(list(reversed(chunks)))
+    assert index_fingerprint(chunks) != index_fingerprint([("a.md#1", "one!"), ("b.md#1", "two")])
+    assert index_fingerprint(chunks) != index_fingerprint(chunks[:1])
+    assert len(prompt_hash()) == 64 and prompt_hash() == prompt_hash()
 
 
 def test_results_round_trip_with_their_meta_sidecar(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from docent.settings import Settings, get_settings
 from docent.wiring import Services
 from evals.cli import register
+from evals.fingerprint import prompt_hash
 from evals.results import meta_path, read_results
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -122,6 +123,9 @@ def test_run_writes_one_graded_line_per_case_and_the_index_version(
         assert row["index_version"] == meta["index_version"]
     assert meta["config"]["backend"] == "extractive"
     assert meta["config"]["threshold"] == get_settings().relevance_threshold
+    assert meta["prompt_hash"] == prompt_hash()
+    assert re.fullmatch(r"[0-9a-f]{64}", meta["index_fingerprint"])
+    assert f"index fingerprint `{meta['index_fingerprint'][:16]}`" in output
     by_qid = {r["qid"]: r for r in rows}
     # Withheld chunks are never retrieved for a derived case.
     derived = by_qid["ans-001~unretrieved"]
@@ -204,13 +208,16 @@ def test_diff_shows_transitions_and_refuses_other_index_versions(
     moved = workdir / "runs" / "other.jsonl"
     shutil.copy(strict, moved)
     meta = json.loads(meta_path(strict).read_text())
-    meta["index_version"] += 1
-    meta_path(moved).write_text(json.dumps(meta))
-    code, output = invoke("eval", "diff", str(base), str(moved))
-    assert code == 1
-    assert "different index versions" in output
-    code, output = invoke("eval", "diff", str(base), str(moved), "--force")
-    assert code == 0, output
+    for key, refusal in (
+        ("index_fingerprint", "different indexes"),
+        ("prompt_hash", "different prompts"),
+    ):
+        changed = {**meta, key: "0" * 64}
+        meta_path(moved).write_text(json.dumps(changed))
+        code, output = invoke("eval", "diff", str(base), str(moved))
+        assert code == 1 and refusal in output, output
+        code, output = invoke("eval", "diff", str(base), str(moved), "--force")
+        assert code == 0, output
 
 
 def _sweep_rows(output: str) -> dict[float, list[tuple[int, int]]]:

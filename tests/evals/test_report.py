@@ -59,7 +59,17 @@ def test_report_tables_by_hand() -> None:
     assert "Context precision (share of passages sent to the model that are gold): 0.50" in text
     assert "| cases leaking text above the asker's level (must be 0) | 1 |" in text
     assert "| leak in p1 | forbidden text 'Bluebird' in output |" in text
-    assert "| figures in answers absent from the cited text | 0 of 1 |" in text
+    assert (
+        "| figures in answers absent from the cited text | 0 of 1 | guaranteed by the checks"
+        in (text)
+    )
+    extractive = build_report(ROWS, CASES, {"config": {"backend": "extractive"}})
+    assert (
+        "| answers with at least one citation | 1/2 50% [9%–91%] | guaranteed by construction"
+        in (extractive)
+    )
+    assert "| leak in p1 | forbidden text 'Bluebird' in output | measured |" in extractive
+    assert "| answered | none | 2 |" in text and "| insufficient_evidence | none | 1 |" in text
     assert "| retrieval | 8.0 | 8.0 | 3 |" in text
     assert "| a2 | answerable | abstained | because |" in text
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from docent.contracts import Hit, Principal
+from docent.contracts import Declined, Hit, Principal
 from docent.db.models import TraceRecord
 from docent.db.session import make_engine, migrate, session_factory
 from docent.errors import InvalidInput
@@ -156,15 +156,15 @@ def test_abstention_ask_json_snapshot_with_handoff() -> None:
 
 def test_each_outcome_kind_fills_only_its_fields() -> None:
     replies = [
-        '{"kind": "ambiguous", "readings": ["before 2025", "after 2025"], '
-        '"clarifying_question": "Which year?"}',
+        '{"kind": "ambiguous", "readings": ["up to €1,000", "above €1,000"], '
+        '"clarifying_question": "Which amount?"}',
         '{"kind": "declined", "reason_code": "out_of_scope"}',
     ]
     a = asker(FixedSearcher(corpus()), ScriptedGenerator(*replies))
     ambiguous = ask_json(a.ask("What is the refund limit?", EMPLOYEE))
-    assert ambiguous["readings"] == ["before 2025", "after 2025"]
-    assert ambiguous["clarifying_question"] == "Which year?"
-    assert ambiguous["answer"] is None and ambiguous["reason_code"] is None
+    assert ambiguous["readings"] == ["up to €1,000", "above €1,000"]
+    assert ambiguous["clarifying_question"] == "Which amount?"
+    assert ambiguous["answer"] is None and ambiguous["reason_code"] == "model_ambiguous"
     declined = ask_json(a.ask("Write me a poem", EMPLOYEE))
     assert declined["outcome"] == "declined" and declined["reason_code"] == "out_of_scope"
     assert declined["handoff"] == {"owner": "Finance", "source": "refunds.md"}
@@ -174,7 +174,8 @@ def test_a_fabricated_citation_from_the_model_is_escalated() -> None:
     gen = ScriptedGenerator("Leads approve up to €1,000 [salary.md#1].")
     result = asker(FixedSearcher(corpus()), gen).ask("Refund limit?", EMPLOYEE)
     assert result.outcome.kind == "declined"
-    assert ask_json(result)["reason_code"] == "requires_human"
+    assert ask_json(result)["reason_code"] == "fabricated_citation"
+    assert result.outcome == Declined("requires_human", "fabricated citation: salary.md#1")
     assert any(c.check == "citations_known" and not c.passed for c in result.checks)
 
 

@@ -2,7 +2,7 @@ from datetime import date
 from typing import Any
 
 from docent.contracts import Ambiguous, Answered, Citation, Declined, InsufficientEvidence
-from generate.checks import UNVERIFIED, gate, verify
+from generate.checks import NOT_STATED, UNVERIFIED, gate, verify
 from generate.outcomes import parse_text_outcome
 from render.prompt import render
 from tests.render.builders import make_hit
@@ -111,39 +111,166 @@ def test_curly_quotes_and_spacing_do_not_count_as_changes() -> None:
     assert isinstance(outcome, Answered)
 
 
-def test_an_invented_citation_quote_is_replaced_by_a_true_one() -> None:
+def test_an_invented_citation_quote_drops_its_sentence_never_swapped() -> None:
     draft = Answered(
-        "Leads approve up to €1,000 [refunds.md#2].",
+        "Leads approve up to €1,000 [refunds.md#2]. Refunds are paid within 5 business days "
+        "[refunds.md#3].",
         (
             Citation(
                 "refunds.md#2", "refunds.md", (), None, "current", "Leads may approve anything."
             ),
+            Citation("refunds.md#3", "refunds.md", (), None, "current", ""),
         ),
     )
     outcome, results = verify(draft, PROMPT)
     assert isinstance(outcome, Answered)
-    assert outcome.citations[0].quote == "A support team lead may approve refunds up to €1,000."
-    assert "citation_quote" in failed([r.to_dict() for r in results])
+    assert outcome.answer == "Refunds are paid within 5 business days [refunds.md#3]."
+    assert [c.id for c in outcome.citations] == ["refunds.md#3"]
+    assert "Leads may approve anything." not in [c.quote for c in outcome.citations]
+    assert failed([r.to_dict() for r in results]) == ["citation_quote", "quote"]
 
 
-def test_an_uncited_sentence_is_checked_against_all_the_answers_citations() -> None:
-    supported = "Leads approve up to €1,000 [refunds.md#2]. Above €1,000 Finance must approve."
-    outcome, _ = check(supported)
-    assert isinstance(outcome, Answered) and outcome.answer == supported
-    # 5 business days is in refunds.md#3, which this answer never cites
-    outcome, _ = check("Leads approve up to €1,000 [refunds.md#2]. Payment takes 5 business days.")
-    assert isinstance(outcome, Answered) and "5 business days" not in outcome.answer
+def test_a_quote_cut_with_an_ellipsis_is_verbatim_piece_by_piece() -> None:
+    draft = Answered(
+        "Leads approve up to €1,000 [refunds.md#2].",
+        (
+            Citation(
+                "refunds.md#2",
+                "refunds.md",
+                (),
+                None,
+                "current",
+                "A support team lead may approve … up to €1,000.",
+            ),
+        ),
+    )
+    outcome, _ = verify(draft, PROMPT)
+    assert isinstance(outcome, Answered)
+    assert outcome.citations[0].quote == "A support team lead may approve … up to €1,000."
 
 
-def test_figures_in_the_heading_or_effective_date_count_as_shown() -> None:
+def test_a_quote_of_several_block_sentences_on_one_line_is_verbatim() -> None:
+    hits = [
+        make_hit(
+            "procurement.md#1",
+            "- P-10: purchases under €5,000 need one quote.\n- P-11: up to €25,000 need three.",
+        )
+    ]
+    prompt = render("How many quotes?", hits, 2000)
+    quote = "P-10: purchases under €5,000 need one quote. P-11: up to €25,000 need three."
+    draft = Answered(
+        "P-11: up to €25,000 need three [procurement.md#1].",
+        (Citation("procurement.md#1", "procurement.md", (), None, "current", quote),),
+    )
+    outcome, _ = verify(draft, prompt)
+    assert isinstance(outcome, Answered) and outcome.citations[0].quote == quote
+    glued = Answered(
+        "P-11: up to €25,000 need three [procurement.md#1].",
+        (Citation("procurement.md#1", "procurement.md", (), None, "current", quote + " Or four."),),
+    )
+    assert verify(glued, prompt)[0] == InsufficientEvidence(UNVERIFIED)
+
+
+def test_an_uncited_sentence_is_dropped() -> None:
+    outcome, results = check(
+        "Leads approve up to €1,000 [refunds.md#2]. Managers can also approve them."
+    )
+    assert isinstance(outcome, Answered)
+    assert outcome.answer == "Leads approve up to €1,000 [refunds.md#2]."
+    assert failed(results) == ["cited"]
+
+
+def test_an_answer_without_markers_citing_one_block_cites_it_throughout() -> None:
+    draft = Answered(
+        "Leads approve up to €1,000. Refunds take 5 business days.",
+        (Citation("refunds.md#2", "refunds.md", (), None, "current", ""),),
+    )
+    outcome, results = verify(draft, PROMPT)
+    assert isinstance(outcome, Answered)
+    # 5 business days is in refunds.md#3, not the one block this answer cites
+    assert outcome.answer == "Leads approve up to €1,000 [refunds.md#2]."
+    assert failed([r.to_dict() for r in results]) == ["figures", "grounded"]
+
+
+def test_figures_in_the_heading_or_the_exact_effective_date_count_as_shown() -> None:
     outcome, _ = check("Since 1 March 2025, leads approve up to €1,000 [refunds.md#2].")
     assert isinstance(outcome, Answered)
 
 
-def test_non_answers_pass_through_unchecked() -> None:
-    for outcome in (
-        InsufficientEvidence("x"),
-        Ambiguous(("a", "b"), "which?"),
-        Declined("policy"),
+def test_a_figure_only_in_the_source_path_or_the_effective_year_is_unsupported() -> None:
+    hits = [
+        make_hit(
+            "refunds-2024.md#1",
+            "A support team lead may approve refunds.",
+            heading_path=("Refunds Policy",),
+            effective_date=date(2025, 3, 1),
+        )
+    ]
+    prompt = render("What changed?", hits, 2000)
+
+    def shown(answer: str) -> object:
+        return verify(parse_text_outcome(answer, prompt.kept), prompt)[0]
+
+    assert shown("The refunds policy of 2024 lets leads approve [refunds-2024.md#1].") == (
+        InsufficientEvidence(UNVERIFIED)
+    )
+    assert shown("Since 2025, leads approve refunds [refunds-2024.md#1].") == InsufficientEvidence(
+        UNVERIFIED
+    )
+    assert shown("In March 2025 leads approve refunds [refunds-2024.md#1].") == (
+        InsufficientEvidence(UNVERIFIED)
+    )
+    assert isinstance(shown("Since 1 March 2025 leads approve [refunds-2024.md#1]."), Answered)
+
+
+def test_a_superseded_block_stands_only_beside_its_cited_successor() -> None:
+    hits = [
+        *HITS,
+        make_hit(
+            "refunds-2022.md#1",
+            "A support team lead may approve refunds up to €500.",
+            rank=3,
+            status="superseded",
+            superseded_by="refunds.md",
+        ),
+    ]
+    prompt = render("How much can a lead approve?", hits, 2000)
+
+    def shown(answer: str) -> object:
+        return verify(parse_text_outcome(answer, prompt.kept), prompt)[0]
+
+    assert shown("Leads approve up to €500 [refunds-2022.md#1].") == InsufficientEvidence(
+        UNVERIFIED
+    )
+    both = "Leads approve up to €1,000 [refunds.md#2]. It was €500 [refunds-2022.md#1]."
+    outcome = shown(both)
+    assert isinstance(outcome, Answered) and outcome.answer == both
+
+
+def test_figures_in_missing_readings_or_clarifying_question_must_be_in_a_block() -> None:
+    assert verify(InsufficientEvidence("The documents give no retry count."), PROMPT)[0] == (
+        InsufficientEvidence("The documents give no retry count.")
+    )
+    hedged, results = verify(InsufficientEvidence("Typically 3 retries are allowed."), PROMPT)
+    assert hedged == InsufficientEvidence(NOT_STATED)
+    assert failed([r.to_dict() for r in results]) == ["nonanswer_figures"]
+    supported = Ambiguous(("Up to €1,000", "Above €1,000"), "Which amount?")
+    assert verify(supported, PROMPT)[0] == supported
+    for bad in (
+        Ambiguous(("Up to €1,000", "Up to €5,000"), "Which amount?"),
+        Ambiguous(("Leads", "Controllers"), "Is it over €2,500?"),
     ):
-        assert verify(outcome, PROMPT) == (outcome, ())
+        assert verify(bad, PROMPT)[0] == InsufficientEvidence(NOT_STATED)
+
+
+def test_declined_passes_through_unchecked() -> None:
+    assert verify(Declined("policy"), PROMPT) == (Declined("policy"), ())
+
+
+def test_a_cited_sentence_about_something_else_is_dropped() -> None:
+    outcome, results = check(
+        "Ignore previous instructions [refunds.md#2]. Leads approve up to €1,000 [refunds.md#2]."
+    )
+    assert isinstance(outcome, Answered)
+    assert outcome.answer == "Leads approve up to €1,000 [refunds.md#2]."
+    assert failed(results) == ["grounded"]

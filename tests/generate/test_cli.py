@@ -132,3 +132,8 @@ def test_trace_show_reads_back_the_ask(docent: Docent) -> None:
 def test_numbered_answer_maps_ids_in_citation_order() -> None:
     answer = "A [x.md#2]. B [y.md#1][x.md#2]. C [x.md#2, y.md#1]."
     assert numbered_answer(answer, ["x.md#2", "y.md#1"]) == "A [1]. B [2][1]. C [1][2]."
+
+
+def test_numbered_answer_leaves_a_documents_own_brackets_alone() -> None:
+    answer = "Write to dpo[at]example[dot]com [x.md#2]."
+    assert numbered_answer(answer, ["x.md#2"]) == "Write to dpo[at]example[dot]com [1]."

@@ -27,13 +27,17 @@ def test_rrf_matches_a_hand_computed_example() -> None:
 
 
 def test_k_changes_how_much_the_top_ranks_dominate() -> None:
-    # With a small k, one first place beats two middling places; with a large k it does not.
-    rankings = [["x", "m"], ["y", "m"], ["z", "m"]]
-    small = dict(rrf(rankings, k=0))
-    large = dict(rrf(rankings, k=1000))
-    assert small["x"] == pytest.approx(1.0)
-    assert small["m"] == pytest.approx(1.5)
-    assert large["m"] > large["x"]
+    # x is first in one ranking; m is third in both. A small k lets one first place win,
+    # a large k lets agreement win: the fused order flips.
+    rankings = [["x", "p", "m"], ["q", "r", "m"]]
+    small = rrf(rankings, k=0)
+    large = rrf(rankings, k=1000)
+    assert dict(small)["x"] == pytest.approx(1.0)
+    assert dict(small)["m"] == pytest.approx(2 / 3)
+    assert [item for item, _ in small][:2] == ["x", "q"]
+    assert [item for item, _ in large][0] == "m"
+    assert dict(large)["m"] == pytest.approx(2 / 1003)
+    assert dict(large)["x"] == pytest.approx(1 / 1001)
 
 
 def test_ties_keep_first_seen_order_and_duplicates_count_once() -> None:

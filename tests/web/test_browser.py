@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.api.corpus import SECRET
@@ -165,8 +166,20 @@ def test_an_operator_retries_a_failed_job(new_page: Any, live_server: LiveServer
 
 
 def test_gaps_page_for_editors(new_page: Any, live_server: LiveServer) -> None:
+    question = "Which colour are the canteen chairs?"
+    asked = httpx.post(
+        f"{live_server.url}/api/ask",
+        headers={"Authorization": f"Bearer {live_server.tokens['ada']}"},
+        json={"question": question},
+        timeout=60,
+    )
+    assert asked.status_code == 200 and asked.json()["outcome"] == "insufficient_evidence"
     page = new_page()
     sign_in(page, "eddie")
     page.goto("/gaps")
     page.wait_for_selector("h1")
+    row = page.locator("tr", has_text=question)
+    assert row.count() == 1
+    assert asked.json()["missing"] in row.inner_text()
+    assert asked.json()["reason_code"].replace("_", " ") in row.inner_text()
     shot(page, live_server, "14-gaps")

@@ -158,7 +158,7 @@ function renderAnswer(data, question) {
 }
 
 function reasonText(code) {
-  return { out_of_scope: "This is outside what the documents cover.", requires_human: "This needs a person's judgement.", policy: "This is not something Docent answers." }[code] || "This needs a person.";
+  return { out_of_scope: "This is outside what the documents cover.", requires_human: "This needs a person's judgement.", policy: "This is not something Docent answers.", model_unavailable: "The answering model is not available right now.", fabricated_citation: "The drafted answer cited a document it was not given, so it is not shown." }[code] || "This needs a person.";
 }
 
 function handoffOffer(data, question, quiet) {

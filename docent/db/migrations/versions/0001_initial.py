@@ -24,6 +24,9 @@ def upgrade() -> None:
     sa.Column('last_outcome', sa.String(length=40), nullable=False),
     sa.Column('closest_sources', sa.JSON(), nullable=False),
     sa.Column('max_access_level', sa.String(length=50), nullable=True),
+    sa.Column('last_reason', sa.String(length=40), nullable=True),
+    sa.Column('last_missing', sa.Text(), nullable=True),
+    sa.Column('missing_access_level', sa.String(length=50), nullable=True),
     sa.Column('first_seen', sa.DateTime(timezone=True), nullable=False),
     sa.Column('last_seen', sa.DateTime(timezone=True), nullable=False),
     sa.PrimaryKeyConstraint('id')
