@@ -11,6 +11,7 @@ from api.deps import AnyUserDep, DbDep, OperatorDep, ServicesDep, SettingsDep
 from api.jobs import get_visible_job, job_view, list_jobs, start
 from api.ports import ingestor_of
 from docent.errors import Conflict
+from ingest.jobs import requeue_failed
 
 router = APIRouter(tags=["jobs"])
 
@@ -34,7 +35,11 @@ def retry(
     if found.state != "failed":
         raise Conflict(f"job {job_id} is {found.state}; only a failed job can be retried")
     ingestor = ingestor_of(services)
-    start(request.app.state.job_runner, ingestor.retry, job_id)
+    # Requeued here, so the job is "queued" when this answers (a watcher polling at once
+    # saw the old "failed" before the runner thread got to it); then run off the request.
+    requeue_failed(db, job_id)
+    db.commit()
+    start(request.app.state.job_runner, ingestor.run, job_id)
     return {"job_id": job_id, "state": "queued"}
 
 
