@@ -43,7 +43,7 @@ _SENTENCE = (
     "file every receipt within {n} working days of their return."
 )
 CALIBRATION_TEXTS: tuple[str, ...] = tuple(
-    " ".join(_SENTENCE.format(n=n + k) for k in range(6 if n % 2 == 0 else 1)) for n in range(24)
+    " ".join(_SENTENCE.format(n=n + k) for k in range(5 if n % 2 == 0 else 1)) for n in range(16)
 )
 
 
