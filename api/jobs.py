@@ -17,8 +17,9 @@ from sqlalchemy.orm import Session
 
 from api.users import CurrentUser
 from api.visibility import can_read, documents_by_source
-from docent.db.models import Job, JobFile
+from docent.db.models import Job, JobFile, utcnow
 from docent.errors import NotFound
+from ingest.jobs import pace
 
 log = logging.getLogger("docent.api.jobs")
 HIDDEN_SOURCE = "(a file above your clearance)"
@@ -128,6 +129,7 @@ def job_view(
         "can_retry": job.state == "failed",
         "can_cancel": job.state == "queued",
     }
+    view.update(pace(job.started_at, job.finished_at or utcnow(), view["progress"], view["chunks"]))
     if with_files:
         view["files"] = shown
     return view

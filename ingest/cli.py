@@ -15,7 +15,7 @@ from docent.cli_support import one_line_errors
 
 if TYPE_CHECKING:
     from docent.settings import Settings
-    from ingest.pipeline import Ingestor
+    from ingest.pipeline import FileResult, Ingestor
 
 POLL_S = 0.5
 
@@ -41,29 +41,54 @@ def _source_of(target: str, paths: list[Path], manifest: Path | None) -> str:
 
 
 def _run_with_progress(ingestor: Ingestor, job_id: str, show: bool) -> None:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    """Ingest with a progress bar on a terminal: files done/total, chunks/s, elapsed, ETA.
+    ``show`` false (``--json``, or stdout not a terminal): nothing extra is printed."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     total = ingestor.job_status(job_id)["files_total"]
     columns = (
         TextColumn("[bold]ingest"),
         BarColumn(),
         MofNCompleteColumn(),
+        TextColumn("{task.fields[chunks]} chunks, {task.fields[rate]} chunks/s"),
         TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
         TextColumn("{task.description}"),
     )
     with Progress(*columns, disable=not show, transient=False) as bar:
-        task = bar.add_task("", total=total)
+        task = bar.add_task("", total=total, chunks=0, rate="-")
         if not ingestor.uses_workers:
             bar.update(task, completed=ingestor.job_status(job_id)["files_done"])
-            ingestor.run(
-                job_id, on_file=lambda r: bar.update(task, advance=1, description=r.source)
-            )
+            started, chunks = time.monotonic(), 0
+
+            def advance(result: FileResult) -> None:
+                nonlocal chunks
+                chunks += result.chunks if result.state == "indexed" else 0
+                rate = f"{chunks / max(time.monotonic() - started, 1e-9):.1f}"
+                bar.update(task, advance=1, description=result.source, chunks=chunks, rate=rate)
+
+            ingestor.run(job_id, on_file=advance)
             return
         ingestor.run(job_id)
         started, hinted = time.monotonic(), False
         while True:  # workers write progress to the DB; watch it there
             status = ingestor.job_status(job_id)
-            bar.update(task, completed=status["files_done"], description=status["state"])
+            rate = "-" if status["chunks_per_s"] is None else f"{status['chunks_per_s']:.1f}"
+            bar.update(
+                task,
+                completed=status["files_done"],
+                description=status["state"],
+                chunks=status["chunks"],
+                rate=rate,
+            )
             if status["state"] in ("succeeded", "failed", "cancelled"):
                 return
             if status["state"] == "queued" and not hinted and time.monotonic() - started > 30:
