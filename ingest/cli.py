@@ -49,7 +49,6 @@ def _run_with_progress(ingestor: Ingestor, job_id: str, show: bool) -> None:
         Progress,
         TextColumn,
         TimeElapsedColumn,
-        TimeRemainingColumn,
     )
 
     total = ingestor.job_status(job_id)["files_total"]
@@ -59,21 +58,30 @@ def _run_with_progress(ingestor: Ingestor, job_id: str, show: bool) -> None:
         MofNCompleteColumn(),
         TextColumn("{task.fields[chunks]} chunks, {task.fields[rate]} chunks/s"),
         TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
+        TextColumn("ETA {task.fields[eta]}"),
         TextColumn("{task.description}"),
     )
     with Progress(*columns, disable=not show, transient=False) as bar:
-        task = bar.add_task("", total=total, chunks=0, rate="-")
+        task = bar.add_task("", total=total, chunks=0, rate="-", eta="-")
         if not ingestor.uses_workers:
-            bar.update(task, completed=ingestor.job_status(job_id)["files_done"])
-            started, chunks = time.monotonic(), 0
+            first = ingestor.job_status(job_id)["files_done"]
+            bar.update(task, completed=first)
+            started, chunks, done = time.monotonic(), 0, first
 
             def advance(result: FileResult) -> None:
-                nonlocal chunks
+                # Rate and ETA over the whole run: files finish in bursts, one per batch.
+                nonlocal chunks, done
                 chunks += result.chunks if result.state == "indexed" else 0
-                rate = f"{chunks / max(time.monotonic() - started, 1e-9):.1f}"
-                bar.update(task, advance=1, description=result.source, chunks=chunks, rate=rate)
+                done += 1
+                elapsed = max(time.monotonic() - started, 1e-9)
+                bar.update(
+                    task,
+                    advance=1,
+                    description=result.source,
+                    chunks=chunks,
+                    rate=f"{chunks / elapsed:.1f}",
+                    eta=_clock(elapsed * (total - done) / max(done - first, 1)),
+                )
 
             ingestor.run(job_id, on_file=advance)
             return
@@ -88,6 +96,7 @@ def _run_with_progress(ingestor: Ingestor, job_id: str, show: bool) -> None:
                 description=status["state"],
                 chunks=status["chunks"],
                 rate=rate,
+                eta="-" if status["eta_s"] is None else _clock(status["eta_s"]),
             )
             if status["state"] in ("succeeded", "failed", "cancelled"):
                 return
@@ -99,6 +108,11 @@ def _run_with_progress(ingestor: Ingestor, job_id: str, show: bool) -> None:
                 )
                 hinted = True
             time.sleep(POLL_S)
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes // 60}:{minutes % 60:02d}:{secs:02d}"
 
 
 def _summary(status: dict[str, Any], seconds: float) -> dict[str, Any]:
