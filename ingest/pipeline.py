@@ -9,6 +9,7 @@ file is actually ingested, so submitting and watching a job needs only the datab
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -75,6 +76,7 @@ class Ingestor:
         self._manifests: dict[tuple[str, int], dict[str, ManifestRow]] = {}
         self._batch_texts = batch_texts
         self._memo: VectorMemo | None = None
+        self._embedding = threading.RLock()
 
     @property
     def uses_workers(self) -> bool:
@@ -242,29 +244,32 @@ class Ingestor:
     ) -> list[FileResult]:
         if not waiting:
             return []
+        with self._embedding:  # one batch at a time shares the memo (and the cores)
+            texts = [t for p in waiting for t in p.texts]
+            embedded = attempt(waiting[0].task, transient, lambda: self._vectors().embed(texts))
+            if isinstance(embedded, Failed) and len(waiting) > 1:
+                # The batch failed: embed each file alone, so only the file at fault fails.
+                return [r for p in waiting for r in self._embed_and_write([p], transient)]
+            results = []
+            for p in waiting:
+                self._progress(p.task, 0.9)
+                outcome: WriteResult | Failed = (
+                    embedded
+                    if isinstance(embedded, Failed)
+                    else attempt(p.task, transient, lambda p=p: self._write(p))  # type: ignore[misc]
+                )
+                results.append(self._finish(p.task, outcome, p.started))
+            self._vectors().trim()
+            return results
+
+    def _vectors(self) -> VectorMemo:
+        """Built on first use: the embedding model loads only when a file needs vectors."""
         if self._memo is None:
             self._memo = VectorMemo(self._services.embedder)
-        memo = self._memo
-        texts = [t for p in waiting for t in p.texts]
-        embedded = attempt(waiting[0].task, transient, lambda: memo.embed(texts))
-        if isinstance(embedded, Failed) and len(waiting) > 1:
-            # The batch failed: embed each file alone, so only the file at fault fails.
-            return [r for p in waiting for r in self._embed_and_write([p], transient)]
-        results = []
-        for p in waiting:
-            self._progress(p.task, 0.9)
-            outcome: WriteResult | Failed = (
-                embedded
-                if isinstance(embedded, Failed)
-                else attempt(p.task, transient, lambda p=p: self._write(p))  # type: ignore[misc]
-            )
-            results.append(self._finish(p.task, outcome, p.started))
-        memo.trim()
-        return results
+        return self._memo
 
     def _write(self, prepared: Prepared) -> WriteResult:
-        assert self._memo is not None
-        embedded = self._memo.embedded(prepared.chunks)
+        embedded = self._vectors().embedded(prepared.chunks)
         return self.registry.write(
             prepared.meta, list(prepared.chunks), embedded, force=prepared.force
         )
