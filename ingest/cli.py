@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import getpass
 import json
+import logging
 import sys
 import time
 from pathlib import Path
@@ -110,6 +111,13 @@ def _run_with_progress(ingestor: Ingestor, job_id: str, show: bool) -> None:
             time.sleep(POLL_S)
 
 
+class _EchoHandler(logging.Handler):
+    """A log line to stderr as it is at the time (the progress bar redirects it above)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        typer.echo(record.getMessage(), err=True)
+
+
 def _clock(seconds: float) -> str:
     minutes, secs = divmod(int(seconds), 60)
     return f"{minutes // 60}:{minutes % 60:02d}:{secs:02d}"
@@ -173,6 +181,11 @@ def ingest(
                 paths, manifest=manifest, overrides=overrides, created_by=_user()
             )
             show = sys.stdout.isatty() and not as_json
+            if show:  # say which precision the embedder chose, above the bar
+                chosen = logging.getLogger("ingest.embedding")
+                chosen.setLevel(logging.INFO)
+                if not any(isinstance(h, _EchoHandler) for h in chosen.handlers):
+                    chosen.addHandler(_EchoHandler(logging.INFO))
             _run_with_progress(ingestor, job_id, show)
             status = ingestor.job_status(job_id)
         finally:

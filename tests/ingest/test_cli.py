@@ -134,7 +134,7 @@ def _on_a_terminal(env: dict[str, str], *args: str) -> tuple[int, str]:
         [DOCENT, *args],
         env={**env, "COLUMNS": "160", "TERM": "xterm"},
         stdout=follower,
-        stderr=subprocess.DEVNULL,
+        stderr=follower,
     )
     os.close(follower)
     chunks = []
@@ -157,9 +157,11 @@ def test_a_terminal_gets_a_progress_bar_and_json_mode_gets_only_json(
     code, shown = _on_a_terminal(env, "ingest", str(corpus))
     assert code == 0, shown
     assert "2/2" in shown and "chunks/s" in shown and "ETA" in shown
+    assert "embedding precision: " in shown  # the choice, once, above the bar
     assert "2 documents (0 unchanged)" in shown
 
     env = {**env, "DOCENT_DATA_DIR": str(tmp_path / "other")}
     code, shown = _on_a_terminal(env, "ingest", str(corpus), "--json")
     assert code == 0, shown
-    assert "chunks/s" not in shown and json.loads(shown.strip())["documents"] == 2
+    assert "chunks/s" not in shown and "embedding precision" not in shown
+    assert json.loads(shown.strip())["documents"] == 2
