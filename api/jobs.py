@@ -18,11 +18,11 @@ from sqlalchemy.orm import Session
 from api.ports import ingestor_of
 from api.users import CurrentUser
 from api.visibility import can_read, documents_by_source
-from docent.db.models import Job, JobFile
+from docent.db.models import Job, JobFile, utcnow
 from docent.db.session import session_scope
 from docent.errors import NotFound
 from docent.wiring import Services
-from ingest.jobs import unfinished_job_ids
+from ingest.jobs import pace, unfinished_job_ids
 
 log = logging.getLogger("docent.api.jobs")
 HIDDEN_SOURCE = "(a file above your clearance)"
@@ -152,6 +152,7 @@ def job_view(
         "can_retry": job.state == "failed",
         "can_cancel": job.state == "queued",
     }
+    view.update(pace(job.started_at, job.finished_at or utcnow(), view["progress"], view["chunks"]))
     if with_files:
         view["files"] = shown
     return view

@@ -13,7 +13,10 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
 
 STAGES = ("bm25", "embed", "vector", "fuse", "rerank", "total")
 
@@ -32,24 +35,37 @@ def child(module: str, *args: str) -> dict[str, Any]:
     return result
 
 
-def ingest_table(r: dict[str, Any]) -> str:
-    return "\n".join(
-        [
-            "| measure | value |",
-            "|---|---|",
-            f"| sample corpus | {r['files']} files, {r['chunks']} chunks, "
-            f"{r['sentence_units']} sentence units |",
-            f"| ingest end to end (warm) | {r['ingest_s']} s = **{r['ingest_chunks_per_s']} "
-            "chunks/s** |",
-            f"| raw embedding, chunk texts | {r['raw_embed_chunks_per_s']} chunks/s |",
-            f"| raw embedding, sentence units | {r['raw_embed_units_per_s']} units/s |",
-            f"| **ingest / raw chunk embedding** | **{r['ratio_ingest_to_raw_chunks']}** |",
-            f"| embedding (chunks + units) share of ingest time | "
-            f"{r['embedding_share_of_ingest']:.1%} |",
-            f"| peak RSS | {r['peak_rss_mib']:.0f} MiB |",
-            f"| load average (1 min) at the end | {r['load_avg']} |",
-        ]
-    )
+CORPORA = ROOT / ".." / "shared" / "corpora"
+# A subset of ../shared/corpora that keeps a run to a few minutes on 2 busy cores: every
+# Basecamp page and every format variant (docx, pdf, html of pages from all three sources).
+CORPORA_SUBSET = "basecamp-handbook,formats"
+
+
+def ingest_rows() -> list[dict[str, Any]]:
+    """The sample corpus, and the subset of ../shared/corpora when it is there."""
+    rows = [child("benchmarks.ingest_bench")]
+    corpora = CORPORA.resolve()
+    if (corpora / "MANIFEST.csv").is_file():
+        rows.append(
+            child("benchmarks.ingest_bench", "--corpus", str(corpora), "--paths", CORPORA_SUBSET)
+        )
+    return rows
+
+
+def ingest_table(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| corpus | files | chunks | texts embedded | ingest | chunks/s | raw embedding "
+        "| embed share | precision | peak RSS | load |",
+        "|---" * 11 + "|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['corpus']} | {r['files']} | {r['chunks']} | {r['units_embedded']} "
+            f"| {r['ingest_s']} s | {r['chunks_per_s']} | {r['raw_embed_s']} s "
+            f"| {r['embed_share']:.2f} | {r['precision']} | {r['peak_rss_mib']} MiB "
+            f"| {r['load_avg']} |"
+        )
+    return "\n".join(lines)
 
 
 def query_table(results: list[dict[str, Any]]) -> str:
@@ -77,6 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scales", default="1000,10000,50000")
     parser.add_argument("--queries", default="50,30,15", help="queries per scale")
     parser.add_argument("--skip-ingest", action="store_true")
+    parser.add_argument("--skip-query", action="store_true")
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object per row instead of tables"
+    )
     args = parser.parse_args(argv)
     scales = [int(s) for s in args.scales.split(",")]
     counts = [int(q) for q in args.queries.split(",")]
@@ -85,15 +105,28 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     out = [f"Docent benchmarks ({os.cpu_count()} CPUs; a shared machine: orders of magnitude)"]
+    rows: list[dict[str, Any]] = []
     if not args.skip_ingest:
         print("ingest benchmark…", file=sys.stderr, flush=True)
-        out += ["", "## Ingest throughput", "", ingest_table(child("benchmarks.ingest_bench"))]
+        rows = ingest_rows()
+        out += ["", "## Ingest throughput", "", ingest_table(rows)]
+    if args.json:
+        for row in rows:
+            print(json.dumps({"benchmark": "ingest", **row}))
+    if args.skip_query:
+        if not args.json:
+            print("\n".join(out))
+        return 0
     results = []
     for n, q in zip(scales, counts, strict=True):
         print(f"query benchmark at {n:,} chunks…", file=sys.stderr, flush=True)
         results.append(child("benchmarks.query_bench", "--chunks", str(n), "--queries", str(q)))
     print("index write on disk at 1,000 chunks…", file=sys.stderr, flush=True)
     disk = child("benchmarks.query_bench", "--chunks", "1000", "--queries", "5", "--on-disk")
+    if args.json:
+        for result in results:
+            print(json.dumps({"benchmark": "query", **result}))
+        return 0
     out += [
         "",
         "## Query latency per retrieval stage (ms), employee asker, Qdrant local mode in memory",

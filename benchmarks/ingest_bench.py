@@ -1,90 +1,143 @@
-"""Ingest throughput end to end versus raw embedding throughput of the same model, in one
-process: the ratio says how much of ingest is embedding and how much is everything else
-(partitioning, chunking, registry, index writes).
+"""Ingest throughput end to end versus raw embedding of exactly the texts that ingest
+embedded, by the same embedder with the same precision choice, in one process.
 
-    python -m benchmarks.ingest_bench
+    python -m benchmarks.ingest_bench [--corpus DIR] [--paths SUB,SUB] [--manifest CSV]
 
-Prints one JSON object.
+Prints one JSON object: ``{corpus, files, chunks, units_embedded, ingest_s, raw_embed_s,
+embed_share, precision, peak_rss_mib, ...}`` where ``embed_share = raw_embed_s / ingest_s``
+(1.0: ingest is nothing but embedding). It imports nothing of ``benchmarks`` and only
+Docent's stable API (``Settings``, ``Services``, ``Ingestor.submit/run/job_status``), so the
+same file measures another checkout (``PYTHONPATH=<checkout> python .../ingest_bench.py``),
+e.g. main as a baseline row.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import resource
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / "examples" / "policies"
+SAMPLE = ROOT / "examples" / "policies"
 WARM_UP = ("office-guide.txt", "support.html", "whistleblowing.docx", "severance.pdf")
 
 
-def measure(workdir: Path) -> dict[str, object]:
+class Recording:
+    """The embedder ingest uses, recording every call so it can be replayed alone."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.calls: list[list[str]] = []
+
+    @property
+    def model_name(self) -> str:
+        return str(self.inner.model_name)
+
+    @property
+    def dimension(self) -> int:
+        return int(self.inner.dimension)
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        self.calls.append(list(texts))
+        return self.inner.embed(texts)
+
+
+def precision_of(embedder: Any) -> str:
+    choice = getattr(embedder, "precision", None)  # this branch: a PrecisionChoice
+    if choice is not None:
+        return str(choice.name)
+    return "bf16" if getattr(embedder, "_bf16", False) else "fp32"
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def measure(
+    workdir: Path, corpus: Path, paths: list[Path], manifest: Path | None, name: str
+) -> dict[str, Any]:
     from docent.settings import Settings
     from docent.wiring import Services
-    from evals.baseline import manifest_files
-    from ingest.embedding import SentenceTransformerEmbedder
 
-    embedder = SentenceTransformerEmbedder("bundled")
+    def settings(data_dir: Path) -> Any:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        return Settings(_env_file=None, data_dir=data_dir)  # type: ignore[call-arg]
 
-    def ingest(
-        files: list[Path], data_dir: Path
-    ) -> tuple[float, list[tuple[str, tuple[str, ...]]]]:
-        data_dir.mkdir(parents=True)
-        settings = Settings(_env_file=None, data_dir=data_dir)  # type: ignore[call-arg]
-        services = Services(settings, embedder=embedder)
+    # The embedder as the checkout builds it (its own precision default), outside the timing:
+    # on this branch an ``auto`` choice calibrates once here and caches it.
+    inner = Services(settings(workdir / "model")).embedder
+    recording = Recording(inner)
+
+    def ingest(files: list[Path], root: Path, csv: Path | None, data_dir: Path) -> dict[str, Any]:
+        services = Services(settings(data_dir), embedder=recording)  # type: ignore[arg-type]
         try:
-            started = time.perf_counter()
-            job = services.ingestor.submit(files, root=CORPUS, manifest=CORPUS / "MANIFEST.csv")
-            services.ingestor.run(job)
-            took = time.perf_counter() - started
-            chunks = [(c.embed_text, c.sentences) for c in services.index.scroll_chunks()]
+            ingestor = services.ingestor
+            job = ingestor.submit(files, root=root, manifest=csv)
+            ingestor.run(job)
+            return dict(ingestor.job_status(job))
         finally:
             services.close()
-        return took, chunks
 
     # One file of each format first, elsewhere: pays imports and first-use costs once.
-    warm_s, _ = ingest([CORPUS / f for f in WARM_UP], workdir / "warm")
-    ingest_s, chunks = ingest(manifest_files(CORPUS), workdir / "timed")
+    ingest([SAMPLE / f for f in WARM_UP], SAMPLE, None, workdir / "warm")
+    recording.calls.clear()
+    started = time.perf_counter()
+    status = ingest(paths, corpus, manifest, workdir / "timed")
+    ingest_s = time.perf_counter() - started
+    calls = list(recording.calls)
 
-    texts = [text for text, _ in chunks]
-    units = [s for _, sentences in chunks for s in sentences]
-    raw: dict[str, float] = {}
-    for attempt in ("first", "second"):
-        started = time.perf_counter()
-        embedder.embed(texts)
-        raw[f"chunks_{attempt}_s"] = time.perf_counter() - started
-        started = time.perf_counter()
-        embedder.embed(units)
-        raw[f"units_{attempt}_s"] = time.perf_counter() - started
-    chunk_s = min(raw["chunks_first_s"], raw["chunks_second_s"])
-    unit_s = min(raw["units_first_s"], raw["units_second_s"])
+    started = time.perf_counter()
+    for texts in calls:  # the same texts, in the same calls, without the rest of ingest
+        inner.embed(texts)
+    raw_s = time.perf_counter() - started
     return {
-        "files": len(manifest_files(CORPUS)),
-        "chunks": len(texts),
-        "sentence_units": len(units),
-        "warm_up_s": round(warm_s, 1),
+        "corpus": name,
+        "files": status["files_total"],
+        "failed": len(status["errors"]),
+        "chunks": status["chunks"],
+        "units_embedded": sum(len(c) for c in calls),
+        "embed_calls": len(calls),
         "ingest_s": round(ingest_s, 1),
-        "ingest_chunks_per_s": round(len(texts) / ingest_s, 2),
-        "raw_embed_chunks_per_s": round(len(texts) / chunk_s, 1),
-        "raw_embed_units_per_s": round(len(units) / unit_s, 1),
-        "raw_embed_s": {k: round(v, 2) for k, v in raw.items()},
-        # Ingest embeds each chunk and each of its units: the embedding it cannot avoid.
-        "embedding_share_of_ingest": round((chunk_s + unit_s) / ingest_s, 3),
-        "ratio_ingest_to_raw_chunks": round((len(texts) / ingest_s) / (len(texts) / chunk_s), 3),
-        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 0),
+        "chunks_per_s": round(status["chunks"] / ingest_s, 2),
+        "raw_embed_s": round(raw_s, 1),
+        "embed_share": round(raw_s / ingest_s, 3),
+        "precision": precision_of(inner),
+        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "cpu": cpu_model(),
         "load_avg": round(os.getloadavg()[0], 1),
     }
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=SAMPLE, help="folder sources are named from")
+    parser.add_argument("--paths", default="", help="comma-separated subfolders/files of it")
+    parser.add_argument("--manifest", type=Path, default=None)
+    parser.add_argument("--name", default=None, help="the corpus column (default: its folder)")
+    args = parser.parse_args(argv)
+    corpus = args.corpus.resolve()
+    paths = [corpus / p for p in args.paths.split(",") if p] or [corpus]
+    manifest = args.manifest
+    if manifest is None and (corpus / "MANIFEST.csv").is_file():
+        manifest = corpus / "MANIFEST.csv"
+    name = args.name or (f"{corpus.name}/{{{args.paths}}}" if args.paths else corpus.name)
     with tempfile.TemporaryDirectory(prefix="docent-bench-ingest-") as tmp:
-        result = measure(Path(tmp))
+        result = measure(Path(tmp), corpus, paths, manifest, name)
     json.dump(result, sys.stdout)
     print()
     return 0

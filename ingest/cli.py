@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import getpass
 import json
+import logging
 import sys
 import time
 from pathlib import Path
@@ -15,7 +16,7 @@ from docent.cli_support import one_line_errors
 
 if TYPE_CHECKING:
     from docent.settings import Settings
-    from ingest.pipeline import Ingestor
+    from ingest.pipeline import FileResult, Ingestor
 
 POLL_S = 0.5
 
@@ -41,29 +42,63 @@ def _source_of(target: str, paths: list[Path], manifest: Path | None) -> str:
 
 
 def _run_with_progress(ingestor: Ingestor, job_id: str, show: bool) -> None:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    """Ingest with a progress bar on a terminal: files done/total, chunks/s, elapsed, ETA.
+    ``show`` false (``--json``, or stdout not a terminal): nothing extra is printed."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     total = ingestor.job_status(job_id)["files_total"]
     columns = (
         TextColumn("[bold]ingest"),
         BarColumn(),
         MofNCompleteColumn(),
+        TextColumn("{task.fields[chunks]} chunks, {task.fields[rate]} chunks/s"),
         TimeElapsedColumn(),
+        TextColumn("ETA {task.fields[eta]}"),
         TextColumn("{task.description}"),
     )
     with Progress(*columns, disable=not show, transient=False) as bar:
-        task = bar.add_task("", total=total)
+        task = bar.add_task("", total=total, chunks=0, rate="-", eta="-")
         if not ingestor.uses_workers:
-            bar.update(task, completed=ingestor.job_status(job_id)["files_done"])
-            ingestor.run(
-                job_id, on_file=lambda r: bar.update(task, advance=1, description=r.source)
-            )
+            first = ingestor.job_status(job_id)["files_done"]
+            bar.update(task, completed=first)
+            started, chunks, done = time.monotonic(), 0, first
+
+            def advance(result: FileResult) -> None:
+                # Rate and ETA over the whole run: files finish in bursts, one per batch.
+                nonlocal chunks, done
+                chunks += result.chunks if result.state == "indexed" else 0
+                done += 1
+                elapsed = max(time.monotonic() - started, 1e-9)
+                bar.update(
+                    task,
+                    advance=1,
+                    description=result.source,
+                    chunks=chunks,
+                    rate=f"{chunks / elapsed:.1f}",
+                    eta=_clock(elapsed * (total - done) / max(done - first, 1)),
+                )
+
+            ingestor.run(job_id, on_file=advance)
             return
         ingestor.run(job_id)
         started, hinted = time.monotonic(), False
         while True:  # workers write progress to the DB; watch it there
             status = ingestor.job_status(job_id)
-            bar.update(task, completed=status["files_done"], description=status["state"])
+            rate = "-" if status["chunks_per_s"] is None else f"{status['chunks_per_s']:.1f}"
+            bar.update(
+                task,
+                completed=status["files_done"],
+                description=status["state"],
+                chunks=status["chunks"],
+                rate=rate,
+                eta="-" if status["eta_s"] is None else _clock(status["eta_s"]),
+            )
             if status["state"] in ("succeeded", "failed", "cancelled"):
                 return
             if status["state"] == "queued" and not hinted and time.monotonic() - started > 30:
@@ -74,6 +109,18 @@ def _run_with_progress(ingestor: Ingestor, job_id: str, show: bool) -> None:
                 )
                 hinted = True
             time.sleep(POLL_S)
+
+
+class _EchoHandler(logging.Handler):
+    """A log line to stderr as it is at the time (the progress bar redirects it above)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        typer.echo(record.getMessage(), err=True)
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes // 60}:{minutes % 60:02d}:{secs:02d}"
 
 
 def _summary(status: dict[str, Any], seconds: float) -> dict[str, Any]:
@@ -134,6 +181,11 @@ def ingest(
                 paths, manifest=manifest, overrides=overrides, created_by=_user()
             )
             show = sys.stdout.isatty() and not as_json
+            if show:  # say which precision the embedder chose, above the bar
+                chosen = logging.getLogger("ingest.embedding")
+                chosen.setLevel(logging.INFO)
+                if not any(isinstance(h, _EchoHandler) for h in chosen.handlers):
+                    chosen.addHandler(_EchoHandler(logging.INFO))
             _run_with_progress(ingestor, job_id, show)
             status = ingestor.job_status(job_id)
         finally:
@@ -223,7 +275,8 @@ def worker(
         None,
         "--concurrency",
         help="Worker processes. Default 1 in Qdrant local mode (one process owns the local "
-        "index folder; more is refused), else one per CPU core with a Qdrant server.",
+        "index folder; more is refused), else one per CPU core with a Qdrant server. The "
+        "cores are divided between them: each embeds on cores/N torch threads.",
     ),
     loglevel: str = typer.Option("INFO", "--loglevel", help="Celery log level."),
 ) -> None:

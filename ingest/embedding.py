@@ -4,6 +4,7 @@ that is a real (if crude) implementation of the same Protocol, for fast unit tes
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 from collections.abc import Sequence
@@ -14,6 +15,22 @@ import numpy as np
 from numpy.typing import NDArray
 
 from docent.errors import ConfigError
+from ingest.precision import (
+    CACHE_NAME,
+    Calibration,
+    PrecisionChoice,
+    PrecisionMode,
+    choose_precision,
+    load_calibration,
+    machine_key,
+    native_bf16,
+    parse_mode,
+    read_cpu_flags,
+    save_calibration,
+    time_precisions,
+)
+
+log = logging.getLogger(__name__)
 
 BUNDLED = "bundled"
 BUNDLED_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -31,10 +48,21 @@ def resolve_model_path(model: str) -> str:
 class SentenceTransformerEmbedder:
     """all-MiniLM-L6-v2 (or another local sentence-transformers model), unit-normalised.
 
-    Runs under bf16 autocast on CPUs that have it: ~2x throughput, cosine 0.9999 to fp32
-    (measured, ../shared/NOTES.md)."""
+    Runs under bf16 autocast where that is faster on this machine, else float32
+    (``ingest/precision.py``): ``bf16`` is ``"auto"``, ``True`` or ``False``. With
+    ``cache_dir`` an ``auto`` choice on a CPU with native bf16 is timed once and cached there;
+    without it the capability probe decides. ``cpu`` (model name, flags) replaces this
+    machine's own, to show the choice on another CPU."""
 
-    def __init__(self, model: str = BUNDLED, batch_size: int = 32, bf16: bool = True) -> None:
+    def __init__(
+        self,
+        model: str = BUNDLED,
+        batch_size: int = 32,
+        bf16: bool | str = "auto",
+        *,
+        cache_dir: Path | None = None,
+        cpu: tuple[str, frozenset[str]] | None = None,
+    ) -> None:
         if batch_size <= 0:
             raise ConfigError("embedding batch size must be greater than 0")
         # Never reach for a model hub at run time.
@@ -54,11 +82,54 @@ class SentenceTransformerEmbedder:
         self._model: Any = SentenceTransformer(path, device="cpu")
         self._name = BUNDLED_NAME if model == BUNDLED else model
         self._batch_size = batch_size
-        self._bf16 = bf16
         dim = self._model.get_embedding_dimension()
         if dim is None:
             raise ConfigError(f"embedding model {model!r} does not report a dimension")
         self._dimension = int(dim)
+        try:
+            mode = parse_mode(bf16)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from exc
+        self.precision = self._choose(mode, cache_dir, cpu)
+        self._bf16 = self.precision.bf16
+
+    def _choose(
+        self,
+        mode: PrecisionMode,
+        cache_dir: Path | None,
+        cpu: tuple[str, frozenset[str]] | None,
+    ) -> PrecisionChoice:
+        import torch
+
+        cpu_model, flags = cpu if cpu is not None else read_cpu_flags()
+
+        def calibrate() -> tuple[Calibration, bool]:
+            assert cache_dir is not None
+            cache = cache_dir / CACHE_NAME
+            key = machine_key(
+                cpu_model, flags, torch.get_num_threads(), torch.__version__, self._name
+            )
+            found = load_calibration(cache, key)
+            if found is not None:
+                return found, True
+            measured = time_precisions(lambda texts, bf16: self._encode(texts, bf16))
+            save_calibration(cache, key, measured)
+            return measured, False
+
+        choice = choose_precision(
+            mode,
+            native_bf16(flags),
+            calibrate if cache_dir is not None else None,
+        )
+        rates = ""
+        if choice.calibration is not None:
+            c = choice.calibration
+            rates = (
+                f"; fp32 {c.fp32_per_s} texts/s, bf16 {c.bf16_per_s} texts/s"
+                f"{' (cached)' if choice.cached else ''}"
+            )
+        log.info("embedding precision: %s (%s%s)", choice.name, choice.reason, rates)
+        return choice
 
     @property
     def model_name(self) -> str:
@@ -85,12 +156,14 @@ class SentenceTransformerEmbedder:
             if torch.get_num_threads() != threads:
                 torch.set_num_threads(threads)
 
-    def _encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
+    def _encode(self, texts: Sequence[str], bf16: bool | None = None) -> NDArray[np.float32]:
         import torch
 
         with (
             torch.inference_mode(),
-            torch.autocast("cpu", dtype=torch.bfloat16, enabled=self._bf16),
+            torch.autocast(
+                "cpu", dtype=torch.bfloat16, enabled=self._bf16 if bf16 is None else bf16
+            ),
         ):
             vectors = self._model.encode(
                 list(texts),

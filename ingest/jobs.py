@@ -317,6 +317,25 @@ def pending_file_ids(session: Session, job_id: str) -> list[int]:
     return [f.id for f in job_files(session, job_id) if f.state not in FILE_DONE]
 
 
+def pace(
+    started: datetime | None, now: datetime, progress: float, chunks: int
+) -> dict[str, float | None]:
+    """A job's chunks per second so far and its seconds left at that pace (by the share of its
+    files done); ``None`` until it has started and made progress."""
+    if started is None:
+        return {"chunks_per_s": None, "eta_s": None}
+    # SQLite hands back naive UTC.
+    started, now = (t if t.tzinfo else t.replace(tzinfo=UTC) for t in (started, now))
+    elapsed = (now - started).total_seconds()
+    if elapsed <= 0:
+        return {"chunks_per_s": None, "eta_s": None}
+    eta = elapsed * (1.0 - progress) / progress if progress > 0 else None
+    return {
+        "chunks_per_s": round(chunks / elapsed, 2),
+        "eta_s": None if eta is None else round(eta),
+    }
+
+
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
@@ -331,6 +350,8 @@ def status_of(session: Session, job_id: str) -> dict[str, Any]:
     ok = [f for f in files if f.state in FILE_OK]
     done = sum(1 for f in files if f.state in FILE_DONE)
     progress = sum(1.0 if f.state in FILE_DONE else f.progress for f in files)
+    share = progress / len(files) if files else 1.0
+    chunks = sum(f.chunks for f in ok)
     return {
         "job_id": job.id,
         "kind": job.kind,
@@ -345,7 +366,8 @@ def status_of(session: Session, job_id: str) -> dict[str, Any]:
         "progress": round(progress / len(files), 4) if files else 1.0,
         "counts": counts,
         "documents": len(ok),
-        "chunks": sum(f.chunks for f in ok),
+        "chunks": chunks,
+        **pace(job.started_at, job.finished_at or utcnow(), share, chunks),
         "skipped": counts.get("unchanged", 0),
         "errors": [
             {"source": f.source, "reason": f.error or "failed"}

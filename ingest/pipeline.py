@@ -9,6 +9,7 @@ file is actually ingested, so submitting and watching a job needs only the datab
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -16,17 +17,17 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
 from sqlalchemy import select
-from sqlalchemy.exc import InterfaceError, OperationalError
 
-from docent.contracts import Chunk, DocumentMeta, Embedder, Principal
+from docent.contracts import DocumentMeta, Principal
 from docent.db.models import Document, JobFile
 from docent.db.session import session_scope
-from docent.errors import DocentError, InvalidInput, NotFound, Unavailable, public_message
+from docent.errors import InvalidInput, NotFound
 from ingest import jobs
+from ingest.batching import BATCH_TEXTS, Prepared, VectorMemo
 from ingest.dispatch import celery_dispatch
 from ingest.errors import EmptyDocument, IngestError, IngestFileError, QueueUnavailable, Refused
+from ingest.faults import Failed, Transient, attempt
 from ingest.grant import own_audience, refusal, uploader_of
 from ingest.metadata import (
     ManifestRow,
@@ -35,28 +36,16 @@ from ingest.metadata import (
     read_manifest,
     resolve_metadata,
 )
-from ingest.registry import (
-    ContentChanged,
-    Embedded,
-    Registry,
-    WriteResult,
-    document_summary,
-    meta_from_row,
-)
+from ingest.registry import ContentChanged, Registry, WriteResult, document_summary, meta_from_row
 
 if TYPE_CHECKING:
     from docent.wiring import Services
 
 log = logging.getLogger(__name__)
 
-# What a job shows for a service that did not answer (never the vendor's text: job views
+# What a job shows for a queue that did not answer (never the vendor's text: job views
 # reach editors and operators; the text is logged).
 QUEUE_DOWN = "the ingest queue did not answer; nothing was indexed: start the broker, then retry"
-DB_DOWN = "the database did not answer; try again shortly"
-
-# A service that did not answer (Qdrant, or the DB before or after Services wrapped it):
-# worth another try later, unlike a file's own fault.
-TRANSIENT: tuple[type[Exception], ...] = (Unavailable, OperationalError, InterfaceError)
 
 
 @dataclass(frozen=True)
@@ -69,23 +58,6 @@ class FileResult:
     change: str | None = None  # "content" | "metadata" | "unchanged" when it was ingested
 
 
-def embed_chunks(embedder: Embedder, chunks: Sequence[Chunk]) -> Embedded:
-    """One embedding call for a whole document: every chunk's ``embed_text`` and every unit of
-    ``sentences``, with repeated texts embedded once."""
-    texts = [c.embed_text for c in chunks] + [s for c in chunks for s in c.sentences]
-    unique = list(dict.fromkeys(texts))
-    vectors = embedder.embed(unique) if unique else np.zeros((0, embedder.dimension), np.float32)
-    row_of = {text: i for i, text in enumerate(unique)}
-    chunk_vectors = vectors[[row_of[c.embed_text] for c in chunks]]
-    sentence_vectors = tuple(
-        vectors[[row_of[s] for s in c.sentences]]
-        if c.sentences
-        else np.zeros((0, vectors.shape[1]), np.float32)
-        for c in chunks
-    )
-    return Embedded(np.asarray(chunk_vectors, np.float32), sentence_vectors)
-
-
 class Ingestor:
     def __init__(
         self,
@@ -93,9 +65,11 @@ class Ingestor:
         *,
         dispatch: Callable[[int], None] | None = None,
         today: Callable[[], date] = date.today,
+        batch_texts: int = BATCH_TEXTS,
     ) -> None:
         """``dispatch`` hands one job file id to a worker; ``None`` means: a Celery task when
-        a broker is configured, else ingest inline in this process."""
+        a broker is configured, else ingest inline in this process. Inline, files are
+        embedded together once their distinct texts reach ``batch_texts``."""
         self._services = services
         self._settings = services.settings
         self._sessions = services.sessions
@@ -105,6 +79,9 @@ class Ingestor:
             self._dispatch = celery_dispatch(services)
         self.registry = Registry(self._sessions, lambda: services.index)
         self._manifests: dict[tuple[str, int], dict[str, ManifestRow]] = {}
+        self._batch_texts = batch_texts
+        self._memo: VectorMemo | None = None
+        self._embedding = threading.RLock()
 
     @property
     def uses_workers(self) -> bool:
@@ -193,17 +170,15 @@ class Ingestor:
             if not todo:
                 jobs.finish_job_if_done(session, job_id)
                 return
+        if self._dispatch is None:
+            self._run_files(todo, on_file=on_file)
+            return
         for n, job_file_id in enumerate(todo):
-            if self._dispatch is not None:
-                try:
-                    self._dispatch(job_file_id)
-                except QueueUnavailable:
-                    self._fail_undispatched(job_id, todo[n:], QUEUE_DOWN)
-                    raise
-                continue
-            result = self.run_file(job_file_id)
-            if on_file is not None:
-                on_file(result)
+            try:
+                self._dispatch(job_file_id)
+            except QueueUnavailable:
+                self._fail_undispatched(job_id, todo[n:], QUEUE_DOWN)
+                raise
 
     def _fail_undispatched(self, job_id: str, job_file_ids: Sequence[int], reason: str) -> None:
         """Files the queue never took fail with its reason, so the job shows why and an
@@ -224,6 +199,45 @@ class Ingestor:
         A file's own fault (``IngestFileError``) fails that file and never touches what is
         indexed. A service that did not answer (``Unavailable``) fails it too, or with
         ``transient="raise"`` propagates so the worker can retry the task later."""
+        return self._run_files([job_file_id], transient=transient)[0]
+
+    def _run_files(
+        self,
+        job_file_ids: Sequence[int],
+        *,
+        transient: Transient = "fail",
+        on_file: Callable[[FileResult], None] | None = None,
+    ) -> list[FileResult]:
+        """Prepare the files one by one; those that need vectors wait until the batch holds
+        ``batch_texts`` distinct texts, are embedded in one call, then each is written,
+        committed and reported on its own, exactly as if it had been ingested alone."""
+        results: list[FileResult] = []
+
+        def emit(result: FileResult) -> None:
+            results.append(result)
+            if on_file is not None:
+                on_file(result)
+
+        waiting: list[Prepared] = []
+        texts = 0
+        for job_file_id in job_file_ids:
+            outcome = self._prepare(job_file_id, transient)
+            if isinstance(outcome, FileResult):
+                emit(outcome)
+                continue
+            waiting.append(outcome)
+            texts += len(outcome.texts)
+            if texts >= self._batch_texts:
+                for result in self._embed_and_write(waiting, transient):
+                    emit(result)
+                waiting, texts = [], 0
+        for result in self._embed_and_write(waiting, transient):
+            emit(result)
+        return results
+
+    def _prepare(self, job_file_id: int, transient: Transient) -> FileResult | Prepared:
+        """Claim, partition, chunk and classify one file: done already (unchanged, metadata
+        re-marked, failed) or ``Prepared`` for the embedding batch."""
         with session_scope(self._sessions) as session:
             task = jobs.claim_file(session, job_file_id)
             if task is None:
@@ -231,36 +245,67 @@ class Ingestor:
                 assert row is not None
                 jobs.finish_job_if_done(session, row.job_id)
                 return FileResult(job_file_id, row.source, "skipped", row.chunks, row.error)
+        started = time.monotonic()
+        outcome = attempt(task, transient, lambda: self._chunk(task, started))
+        if isinstance(outcome, Prepared):
+            return outcome
+        return self._finish(task, outcome, started)
+
+    def _embed_and_write(
+        self, waiting: Sequence[Prepared], transient: Transient
+    ) -> list[FileResult]:
+        if not waiting:
+            return []
+        with self._embedding:  # one batch at a time shares the memo (and the cores)
+            texts = [t for p in waiting for t in p.texts]
+            embedded = attempt(waiting[0].task, transient, lambda: self._vectors().embed(texts))
+            if isinstance(embedded, Failed) and len(waiting) > 1:
+                # The batch failed: embed each file alone, so only the file at fault fails.
+                return [r for p in waiting for r in self._embed_and_write([p], transient)]
+            results = []
+            for p in waiting:
+                self._progress(p.task, 0.9)
+                outcome: WriteResult | Failed = (
+                    embedded
+                    if isinstance(embedded, Failed)
+                    else attempt(p.task, transient, lambda p=p: self._write(p))  # type: ignore[misc]
+                )
+                results.append(self._finish(p.task, outcome, p.started))
+            self._vectors().trim()
+            return results
+
+    def _vectors(self) -> VectorMemo:
+        """Built on first use: the embedding model loads only when a file needs vectors."""
+        if self._memo is None:
+            self._memo = VectorMemo(self._services.embedder)
+        return self._memo
+
+    def _write(self, prepared: Prepared) -> WriteResult:
+        embedded = self._vectors().embedded(prepared.chunks)
+        written = self.registry.write(
+            prepared.meta, list(prepared.chunks), embedded, force=prepared.force
+        )
+        if isinstance(written, ContentChanged):  # not possible with vectors given
+            raise IngestError(f"{prepared.task.source}: the registry refused the vectors it gave")
+        return written
+
+    def _finish(
+        self, task: jobs.FileTask, outcome: WriteResult | Failed, started: float
+    ) -> FileResult:
         state, chunks, error, change = "failed", 0, None, None
-        try:
-            started = time.monotonic()
-            written = self._ingest(task)
-            state = "unchanged" if written.change == "unchanged" else "indexed"
-            chunks, change = written.chunks, written.change
+        if isinstance(outcome, Failed):
+            error = outcome.reason
+        else:
+            state = "unchanged" if outcome.change == "unchanged" else "indexed"
+            chunks, change = outcome.chunks, outcome.change
             log.info(
                 "%s: %s, %d chunks, %.1fs", task.source, state, chunks, time.monotonic() - started
             )
-        except IngestFileError as exc:
-            error = exc.reason
-        except TRANSIENT as exc:
-            if transient == "raise":
-                raise
-            log.warning("%s: %s", task.source, exc)  # the vendor's text, for the operator
-            error = public_message(exc) if isinstance(exc, Unavailable) else DB_DOWN
-        except DocentError as exc:
-            if exc.http_status >= 500:
-                log.warning("%s: %s", task.source, exc)
-            error = public_message(exc)
-        except Exception as exc:  # one file's unexpected fault must not stop the batch
-            # The class name only at ERROR: a library's message may quote the document.
-            log.error("%s: ingest failed (%s)", task.source, type(exc).__name__)
-            log.debug("%s: ingest failed", task.source, exc_info=True)
-            error = f"internal error while ingesting ({type(exc).__name__})"
         with session_scope(self._sessions) as session:
-            jobs.finish_file(session, job_file_id, state=state, chunks=chunks, error=error)
+            jobs.finish_file(session, task.job_file_id, state=state, chunks=chunks, error=error)
         with session_scope(self._sessions) as session:
             jobs.finish_job_if_done(session, task.job_id)
-        return FileResult(job_file_id, task.source, state, chunks, error, change)
+        return FileResult(task.job_file_id, task.source, state, chunks, error, change)
 
     def cancel(self, job_id: str) -> None:
         with session_scope(self._sessions) as session:
@@ -313,7 +358,9 @@ class Ingestor:
         }
 
     # --- one file ------------------------------------------------------------------------
-    def _ingest(self, task: jobs.FileTask) -> WriteResult:
+    def _chunk(self, task: jobs.FileTask, started: float) -> WriteResult | Prepared:
+        """Partition, resolve metadata, chunk and classify: a ``WriteResult`` when no vectors
+        are needed (unchanged, or metadata re-marked in place), else ``Prepared``."""
         # Imported here: unstructured pulls in spaCy and torch (seconds), which listing
         # documents or watching a job never needs.
         from ingest.chunking import chunk_by_heading
@@ -338,16 +385,12 @@ class Ingestor:
         change = self.registry.classify(meta, chunks, force)
         if change == "unchanged":
             return WriteResult("unchanged", len(chunks), None)
-        embedded = embed_chunks(self._services.embedder, chunks) if change == "content" else None
-        self._progress(task, 0.9)
-        written = self.registry.write(meta, chunks, embedded, force=force)
-        if isinstance(written, ContentChanged):  # changed under us since classify
-            written = self.registry.write(
-                meta, chunks, embed_chunks(self._services.embedder, chunks), force=force
-            )
-            if isinstance(written, ContentChanged):  # not possible with vectors given
-                raise IngestError(f"{task.source}: the registry refused the vectors it asked for")
-        return written
+        if change == "metadata":
+            written = self.registry.write(meta, chunks, None, force=force)
+            if not isinstance(written, ContentChanged):
+                return written
+            # The content changed under us since classify: embed and write.
+        return Prepared(task, meta, tuple(chunks), force, started)
 
     def _resolve(self, task: jobs.FileTask, properties: Mapping[str, str]) -> DocumentMeta:
         if task.kind == "reindex":

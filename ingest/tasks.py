@@ -22,7 +22,7 @@ from celery import Celery, Task
 
 from docent.errors import ConfigError
 from docent.settings import Settings
-from ingest.pipeline import TRANSIENT
+from ingest.faults import TRANSIENT
 
 if TYPE_CHECKING:
     from docent.wiring import Services

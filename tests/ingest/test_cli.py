@@ -123,3 +123,45 @@ def test_faults_are_one_clear_line(env: dict[str, str], tmp_path: Path) -> None:
     broker = {**env, "DOCENT_BROKER_URL": "redis://127.0.0.1:6379/14"}
     _one_line_error(_docent(broker, "worker", "--concurrency", "2"), "--concurrency 1")
     assert "one process" in _docent(env, "worker", "--help").stdout
+
+
+def _on_a_terminal(env: dict[str, str], *args: str) -> tuple[int, str]:
+    """Run ``docent`` with stdout on a pseudo-terminal; return its exit code and output."""
+    import pty
+
+    leader, follower = pty.openpty()
+    run = subprocess.Popen(
+        [DOCENT, *args],
+        env={**env, "COLUMNS": "160", "TERM": "xterm"},
+        stdout=follower,
+        stderr=follower,
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 65536)
+        except OSError:  # the terminal closed: the process is gone
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(leader)
+    return run.wait(timeout=600), b"".join(chunks).decode(errors="replace")
+
+
+def test_a_terminal_gets_a_progress_bar_and_json_mode_gets_only_json(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    corpus = copy_sample(tmp_path / "c", ["refunds.md", "pricing.md"])
+    code, shown = _on_a_terminal(env, "ingest", str(corpus))
+    assert code == 0, shown
+    assert "2/2" in shown and "chunks/s" in shown and "ETA" in shown
+    assert "embedding precision: " in shown  # the choice, once, above the bar
+    assert "2 documents (0 unchanged)" in shown
+
+    env = {**env, "DOCENT_DATA_DIR": str(tmp_path / "other")}
+    code, shown = _on_a_terminal(env, "ingest", str(corpus), "--json")
+    assert code == 0, shown
+    assert "chunks/s" not in shown and "embedding precision" not in shown
+    assert json.loads(shown.strip())["documents"] == 2

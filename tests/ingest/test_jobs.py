@@ -3,6 +3,7 @@ on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -140,6 +141,18 @@ def test_job_goes_queued_running_succeeded(sessions, tmp_path: Path) -> None:  #
     assert (status["documents"], status["chunks"], status["skipped"]) == (2, 6, 1)
     assert [f["attempts"] for f in status["files"]] == [1, 1]
     assert all(f["seconds"] is not None and f["seconds"] >= 0 for f in status["files"])
+    assert status["chunks_per_s"] is not None and status["chunks_per_s"] > 0
+    assert status["eta_s"] == 0
+
+
+def test_pace_is_chunks_per_second_and_seconds_left_at_that_pace() -> None:
+    start = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+    now = start + timedelta(seconds=40)
+    assert jobs.pace(start, now, 0.25, 100) == {"chunks_per_s": 2.5, "eta_s": 120}
+    # SQLite gives back naive UTC; a job not started or not yet moving has no pace.
+    assert jobs.pace(start.replace(tzinfo=None), now, 1.0, 10) == {"chunks_per_s": 0.25, "eta_s": 0}
+    assert jobs.pace(None, now, 0.5, 10) == {"chunks_per_s": None, "eta_s": None}
+    assert jobs.pace(start, now, 0.0, 0) == {"chunks_per_s": 0.0, "eta_s": None}
 
 
 def test_a_failed_file_fails_the_job_and_retry_requeues_only_it(sessions, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

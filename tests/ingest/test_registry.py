@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,17 +13,25 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.exc import InterfaceError, OperationalError
 
-from docent.contracts import Chunk, DocumentMeta
+from docent.contracts import Chunk, DocumentMeta, Embedder
 from docent.wiring import Services
+from ingest.batching import VectorMemo, distinct_texts
 from ingest.chunking import chunk_by_heading
 from ingest.elements import Element
+from ingest.faults import DB_DOWN
 from ingest.metadata import doc_id_for, resolve_metadata
-from ingest.pipeline import DB_DOWN, embed_chunks
-from ingest.registry import ContentChanged, Registry, WriteResult
+from ingest.registry import ContentChanged, Embedded, Registry, WriteResult
 from tests.conftest import PG_ADMIN_URL
 from tests.ingest.pipeline_support import make_services, snapshot, write_doc
 
 pytestmark = pytest.mark.integration
+
+
+def embed_chunks(embedder: Embedder, chunks: Sequence[Chunk]) -> Embedded:
+    """A document's vectors, embedded the way ingest does (each distinct text once)."""
+    memo = VectorMemo(embedder)
+    memo.embed(distinct_texts(chunks))
+    return memo.embedded(chunks)
 
 
 def document(text: str, level: str = "employee") -> tuple[DocumentMeta, list[Chunk]]:

@@ -230,12 +230,21 @@ function progressBar(value, state, label) {
     el("div", { class: "progress-fill", style: `width:${pct(value)}` }));
 }
 
+// "· 12.5 chunks/s · about 3 min left" while a job runs (rate and ETA from the server).
+function pace(job) {
+  if (job.chunks_per_s == null) return "";
+  const rate = ` · ${job.chunks_per_s} chunks/s`;
+  if (job.state !== "running" || job.eta_s == null) return rate;
+  const left = job.eta_s < 90 ? `${job.eta_s} s` : `${Math.round(job.eta_s / 60)} min`;
+  return `${rate} · about ${left} left`;
+}
+
 function renderJob(job, { actions = true } = {}) {
   const files = job.files || [];
   const head = el("div", { class: "job-head" },
     el("span", { class: `badge badge-job-${job.state}`, text: job.state }),
     el("strong", { class: "job-title", text: `${job.kind === "reindex" ? "Reindex" : "Ingest"} · ${job.files_total} file${job.files_total === 1 ? "" : "s"}` }),
-    el("span", { class: "muted small", text: `${job.created_by || "system"} · ${String(job.created_at || "").replace("T", " ").slice(0, 19)}${job.seconds != null ? ` · ${job.seconds}s` : ""}` }));
+    el("span", { class: "muted small", text: `${job.created_by || "system"} · ${String(job.created_at || "").replace("T", " ").slice(0, 19)}${job.seconds != null ? ` · ${job.seconds}s` : ""}${pace(job)}` }));
   const acts = el("div", { class: "job-actions" });
   if (actions && job.can_retry) acts.append(el("button", { class: "btn btn-small", "data-retry": job.job_id, text: "Retry failed" }));
   if (actions && job.can_cancel) acts.append(el("button", { class: "btn btn-small btn-quiet", "data-cancel": job.job_id, text: "Cancel" }));
