@@ -151,6 +151,8 @@ def expect(question: str) -> Expectation:
         return Expectation(
             "quantity", frozenset({unit}), stem(per.group(1)) if per else None, superlative
         )
+    if re.search(r"\bhow long (must|should|can|does|do|will|would|is|are)\b.*\bbe\b\W*$", whole):
+        return Expectation("quantity", frozenset(), None, superlative)  # a length, not a time
     if (
         re.search(r"\bhow (long|soon)\b|\bhow much (time|notice|leave|holiday)\b", whole)
         or re.search(r"^(what|what's|whats)\b.*\b(window|period)\b", asking)

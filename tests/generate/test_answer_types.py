@@ -21,6 +21,7 @@ from generate.answer_types import expect, type_fit, wants_figure
         ("How much is the home office stipend?", "money", set(), None),
         ("How much can a team lead approve for refunds?", "quantity", set(), None),
         ("How long is parental leave for the main caregiver?", "duration", None, None),
+        ("How long must a password be?", "quantity", set(), None),
         ("What was the refund window under the 2022 policy?", "duration", None, None),
         ("When do I get paid?", "date", set(), None),
         ("Can I work from Spain for a few weeks in the summer?", "yesno", set(), None),
