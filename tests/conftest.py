@@ -12,6 +12,9 @@ import pytest
 
 os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# fp32 in tests unless a test says otherwise: 'auto' times a calibration on every fresh data
+# dir (10-20 s each on a CPU with native bf16); tests/ingest/test_precision.py covers 'auto'.
+os.environ.setdefault("DOCENT_EMBEDDING_BF16", "false")
 
 from docent.settings import Settings  # noqa: E402
 

@@ -84,6 +84,7 @@ def test_a_forced_mode_wins_over_the_probe() -> None:
 
 
 def test_the_setting_accepts_auto_and_booleans(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DOCENT_EMBEDDING_BF16", raising=False)  # tests/conftest.py sets it
     assert Settings(_env_file=None).embedding_bf16 == "auto"  # type: ignore[call-arg]
     for raw, value in (("false", False), ("true", True), ("auto", "auto")):
         monkeypatch.setenv("DOCENT_EMBEDDING_BF16", raw)
