@@ -41,7 +41,7 @@ def measure(workdir: Path) -> dict[str, object]:
             job = services.ingestor.submit(files, root=CORPUS, manifest=CORPUS / "MANIFEST.csv")
             services.ingestor.run(job)
             took = time.perf_counter() - started
-            chunks = [(c.embed_text, c.sentences) for c in services.index.scroll_chunks()]
+            chunks = [(c.embed_text, c.sentences) for c in services.index.scroll()]
         finally:
             services.close()
         return took, chunks

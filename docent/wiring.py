@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from docent.settings import Settings
 
 if TYPE_CHECKING:
-    from qdrant_client import QdrantClient
     from sqlalchemy import Engine
     from sqlalchemy.orm import Session, sessionmaker
 
@@ -18,10 +17,10 @@ if TYPE_CHECKING:
     from generate.ask import Asker
     from generate.protocols import Generator
     from ingest.pipeline import Ingestor
-    from ingest.vector_store import QdrantIndex
     from retrieval.keyword import KeywordIndex
     from retrieval.rerank import Reranker
     from retrieval.searcher import Searcher
+    from store.protocol import ChunkIndex
 
 
 class Services:
@@ -45,12 +44,6 @@ class Services:
         return session_factory(self.engine)
 
     @cached_property
-    def qdrant(self) -> QdrantClient:
-        from ingest.vector_store import open_qdrant
-
-        return open_qdrant(self.settings)
-
-    @cached_property
     def embedder(self) -> Embedder:
         if self._embedder is not None:
             return self._embedder
@@ -63,14 +56,11 @@ class Services:
         )
 
     @cached_property
-    def index(self) -> QdrantIndex:
-        from ingest.vector_store import QdrantIndex
+    def index(self) -> ChunkIndex:
+        """The chunk index: Qdrant Edge in the data dir, or the server at DOCENT_QDRANT_URL."""
+        from store.open import open_index
 
-        index = QdrantIndex(
-            self.qdrant, self.settings.collection, self.embedder.model_name, self.embedder.dimension
-        )
-        index.ensure_collection()
-        return index
+        return open_index(self.settings, self.embedder.model_name, self.embedder.dimension)
 
     @cached_property
     def keyword_index(self) -> KeywordIndex:
@@ -154,7 +144,9 @@ class Services:
         )
 
     def close(self) -> None:
-        if "qdrant" in self.__dict__:
-            self.qdrant.close()
+        if "keyword_index" in self.__dict__:
+            self.keyword_index.close()
+        if "index" in self.__dict__:
+            self.index.close()
         if "engine" in self.__dict__:
             self.engine.dispose()

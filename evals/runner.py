@@ -40,7 +40,7 @@ def principal_for(case: Case) -> Principal:
 def chunk_refs(services: Services) -> list[ChunkRef]:
     return [
         ChunkRef(c.chunk_id, c.source, c.heading_path, c.access_level, c.groups, c.sentences)
-        for c in services.index.scroll_chunks()
+        for c in services.index.scroll()
     ]
 
 

@@ -25,13 +25,13 @@ from docent.access import readable_levels
 from docent.contracts import Chunk, Embedder, Hit, Principal
 from docent.db.state import index_version
 from docent.errors import InvalidInput
-from ingest.vector_store import QdrantIndex
 from retrieval.cut import cut, supersession_order
 from retrieval.errors import EmptyQuery
 from retrieval.fusion import rrf
 from retrieval.keyword import KeywordIndex
-from retrieval.permissions import chunk_allowed, qdrant_filter
+from retrieval.permissions import access_filter, chunk_allowed
 from retrieval.rerank import Reranker
+from store.protocol import ChunkIndex
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ class _Clock:
 class Searcher:
     def __init__(
         self,
-        index: QdrantIndex,
+        index: ChunkIndex,
         embedder: Embedder,
         keyword: KeywordIndex,
         reranker: Reranker,
@@ -111,7 +111,7 @@ class Searcher:
         """Load the keyword index for the current version now (app or worker start), so the
         first question does not pay for it. Returns that version."""
         version = self.current_version()
-        self.keyword.refresh(version)
+        self.keyword.refresh(version, wait=True)
         return version
 
     def search(
@@ -173,10 +173,17 @@ class Searcher:
                 principal, self.levels, include_pending=include_pending, exclude_chunk_ids=excluded
             )
             bm25_hits = snapshot.search(text, mask, self.leg_top_n)
+            if snapshot.version != version:
+                # The previous version serves while the new one builds: read its hits
+                # back from the index, so a deleted or re-marked chunk is not served stale.
+                fresh = self.index.get([c.chunk_id for c, _ in bm25_hits])
+                bm25_hits = [
+                    (fresh[c.chunk_id].chunk, s) for c, s in bm25_hits if c.chunk_id in fresh
+                ]
         with clock.stage("embed"):
             query_vector = self.embedder.embed([text])[0]
         with clock.stage("vector"):
-            acl = qdrant_filter(
+            acl = access_filter(
                 principal, self.levels, include_pending=include_pending, exclude_chunk_ids=excluded
             )
             vector_hits = self.index.search(query_vector, acl, self.leg_top_n)
