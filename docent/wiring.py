@@ -24,9 +24,18 @@ if TYPE_CHECKING:
 
 
 class Services:
-    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        embedder: Embedder | None = None,
+        *,
+        allow_legacy_index: bool = False,
+    ) -> None:
+        """``allow_legacy_index``: open the index even beside an old local-mode folder (only
+        ``docent reindex``, which rebuilds from the registry, should)."""
         self.settings = settings
         self._embedder = embedder
+        self._allow_legacy_index = allow_legacy_index
 
     @cached_property
     def engine(self) -> Engine:
@@ -60,7 +69,12 @@ class Services:
         """The chunk index: Qdrant Edge in the data dir, or the server at DOCENT_QDRANT_URL."""
         from store.open import open_index
 
-        return open_index(self.settings, self.embedder.model_name, self.embedder.dimension)
+        return open_index(
+            self.settings,
+            self.embedder.model_name,
+            self.embedder.dimension,
+            allow_legacy=self._allow_legacy_index,
+        )
 
     @cached_property
     def keyword_index(self) -> KeywordIndex:

@@ -120,6 +120,24 @@ def test_a_new_ingest_is_seen_after_the_version_moves(index: EdgeIndex, data_dir
     assert files == ["kw-v2.pkl", "kw-v3.pkl"]
 
 
+def test_past_the_inline_size_the_previous_version_serves_while_the_new_one_builds(
+    index: EdgeIndex, data_dir: Path
+) -> None:
+    kw = KeywordIndex(index, data_dir, inline_max_chunks=0)
+    assert kw.refresh(1).version == 1  # nothing to serve yet: built inline
+    write_chunks(index, EMBEDDER, [make_chunk("parking.md", 0, "Parking permits from Facilities.")])
+    served = kw.refresh(2)  # returns at once with the previous version...
+    assert served.version == 1
+    kw.wait_built(timeout=60)  # ...while version 2 builds on a background thread
+    assert kw.refresh(2).version == 2
+    assert search(kw, "parking permits", EMPLOYEE, 5) == ["parking.md#0"]
+    # Asked to wait (app start), it builds inline whatever the size.
+    index.delete_source("parking.md")
+    assert kw.refresh(3, wait=True).version == 3
+    assert search(kw, "parking permits", EMPLOYEE, 5) == []
+    kw.close()
+
+
 def test_stale_or_corrupt_files_are_rebuilt(index: EdgeIndex, data_dir: Path) -> None:
     kw = KeywordIndex(index, data_dir)
     kw.refresh(5)
