@@ -97,7 +97,8 @@ def measure(
             # Off the request path in service (a background thread after ingest); here it
             # is waited for, so the timed queries see the index as it settles.
             index.wait_optimized()
-            if n_chunks >= services.settings.hnsw_min_points:
+            # DOCENT_HNSW_MIN_POINTS=0: no graph, every query an exact scan (for the crossover).
+            if 0 < services.settings.hnsw_min_points <= n_chunks:
                 optimize_s = round(index.optimize(), 1)
         with session_scope(services.sessions) as session:
             bump_index_version(session)
@@ -145,7 +146,7 @@ def measure(
             ask_ms.append((time.perf_counter() - started) * 1000.0)
             outcomes[answer.outcome.kind] = outcomes.get(answer.outcome.kind, 0) + 1
         engine_name = (
-            "qdrant-edge"
+            ("qdrant-edge" if settings.hnsw_min_points else "qdrant-edge, exact only")
             if engine == "edge"
             else ("qdrant-client local mode, on disk" if on_disk else "qdrant-client local mode")
         )

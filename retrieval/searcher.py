@@ -166,26 +166,27 @@ class Searcher:
             # Default deny: an unknown clearance reads nothing, so nothing is searched.
             return [], [], version, dict.fromkeys(STAGES, ())
 
+        acl = access_filter(
+            principal, self.levels, include_pending=include_pending, exclude_chunk_ids=excluded
+        )
         with clock.stage("keyword_refresh"):
             snapshot = self.keyword.refresh(version)
         with clock.stage("bm25"):
-            mask = snapshot.access.mask(
-                principal, self.levels, include_pending=include_pending, exclude_chunk_ids=excluded
-            )
+            mask = snapshot.access.mask_for(acl)
             bm25_hits = snapshot.search(text, mask, self.leg_top_n)
             if snapshot.version != version:
-                # The previous version serves while the new one builds: read its hits
-                # back from the index, so a deleted or re-marked chunk is not served stale.
+                # The previous version serves while the new one builds: read its hits back
+                # from the index and apply the filter to what is there now, so a deleted or
+                # re-marked chunk is never served stale.
                 fresh = self.index.get([c.chunk_id for c, _ in bm25_hits])
                 bm25_hits = [
-                    (fresh[c.chunk_id].chunk, s) for c, s in bm25_hits if c.chunk_id in fresh
+                    (fresh[c.chunk_id].chunk, score)
+                    for c, score in bm25_hits
+                    if c.chunk_id in fresh and acl.allows(fresh[c.chunk_id].chunk)
                 ]
         with clock.stage("embed"):
             query_vector = self.embedder.embed([text])[0]
         with clock.stage("vector"):
-            acl = access_filter(
-                principal, self.levels, include_pending=include_pending, exclude_chunk_ids=excluded
-            )
             vector_hits = self.index.search(query_vector, acl, self.leg_top_n)
 
         with clock.stage("fuse"):

@@ -291,7 +291,7 @@ def test_a_new_ingest_is_seen_by_a_long_lived_searcher(
 
 
 def test_a_question_during_a_keyword_rebuild_runs_on_the_previous_version_without_leaks(
-    tmp_path: Path, bundled_embedder: Embedder
+    tmp_path: Path, bundled_embedder: Embedder, caplog: pytest.LogCaptureFixture
 ) -> None:
     from retrieval.keyword import KeywordIndex
 
@@ -328,6 +328,7 @@ def test_a_question_during_a_keyword_rebuild_runs_on_the_previous_version_withou
         assert during.index_version == version
         assert keyword.snapshot.version in (1, version)
         assert not leave_ids & everywhere(during)
+        assert "permission filter let chunk" not in caplog.text  # filtered, not caught late
         keyword.wait_built(timeout=120)
         assert keyword.snapshot.version == version
         after = searcher.search("How many days of annual leave do I get?", CONFIDENTIAL)
