@@ -14,8 +14,10 @@ On disk, under ``<data_dir>/index/<name>/``:
 
 Search is exact (a scan of the payload-filtered points) until a segment passes the
 optimizer's indexing threshold; ``optimize()`` then builds the HNSW graph. It blocks, so it
-runs on a background thread after a write that leaves enough unindexed points
-(``hnsw_min_points``), never on the request path; queries keep running meanwhile.
+runs on a background thread, never on the request path (queries keep running meanwhile),
+once there are ``hnsw_min_points`` points with enough of them unindexed and writes have
+paused for ``quiet_s`` (so a bulk ingest is not slowed by it). An index closed before the
+build started starts it again on the next open.
 """
 
 from __future__ import annotations
@@ -92,16 +94,20 @@ class EdgeIndex:
         dimension: int,
         *,
         hnsw_min_points: int = 20_000,
+        quiet_s: float = 3.0,
     ) -> None:
         if dimension <= 0:
             raise ValueError("dimension must be greater than 0")
-        if hnsw_min_points < 0:
-            raise ValueError("hnsw_min_points must be 0 or more")
+        if hnsw_min_points < 0 or quiet_s < 0:
+            raise ValueError("hnsw_min_points and quiet_s must be 0 or more")
         self.folder = Path(folder)
         self.name = self.folder.name
         self.model_name = model_name
         self.dimension = dimension
         self.hnsw_min_points = hnsw_min_points
+        self.quiet_s = quiet_s
+        self._last_write = 0.0
+        self._closing = threading.Event()
         self._lock_file: IO[str] | None = None
         self._shard: Any = None
         self._optimizing: threading.Thread | None = None
@@ -132,6 +138,7 @@ class EdgeIndex:
         except BaseException:
             self._release_lock()
             raise
+        self._maybe_optimize()  # a shard written by a process that stopped before its build
 
     def _take_lock(self) -> None:
         path = self.folder / "LOCK"
@@ -265,7 +272,9 @@ class EdgeIndex:
 
     def _update(self, operation: Any) -> None:
         shard = self.shard
+        self._last_write = time.monotonic()
         self._call(lambda: shard.update(operation))
+        self._last_write = time.monotonic()
 
     # --- HNSW, off the request path ------------------------------------------------------
     def optimize(self) -> float:
@@ -291,12 +300,24 @@ class EdgeIndex:
         with self._guard:
             if self.optimizing():
                 return
-            info = self._call(lambda: self.shard.info())
+            shard = self._shard
+            if shard is None:
+                return
+            info = self._call(lambda: shard.info())
             unindexed = int(info.points_count) - int(info.indexed_vectors_count)
             if info.points_count < self.hnsw_min_points or unindexed < self.hnsw_min_points // 4:
                 return
 
             def run() -> None:
+                # Wait until writes pause (a bulk ingest is not slowed by the build), and
+                # give up if the index closes first: the next open starts it again.
+                while not self._closing.is_set():
+                    idle = time.monotonic() - self._last_write
+                    if idle >= self.quiet_s:
+                        break
+                    self._closing.wait(self.quiet_s - idle)
+                if self._closing.is_set():
+                    return
                 try:
                     took = self.optimize()
                     log.info("index %s: HNSW built in %.1f s", self.name, took)
@@ -391,7 +412,8 @@ class EdgeIndex:
         return [(Chunk.from_payload(p.payload or {}), float(p.score)) for p in points]
 
     def close(self) -> None:
-        self.wait_optimized()
+        self._closing.set()
+        self.wait_optimized()  # a build under way finishes; one still waiting is dropped
         if self._shard is not None:
             shard, self._shard = self._shard, None
             try:

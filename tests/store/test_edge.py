@@ -76,7 +76,7 @@ def test_writes_survive_a_reopen(tmp_path: Path) -> None:
 
 
 def test_hnsw_is_built_in_the_background_and_search_keeps_answering(tmp_path: Path) -> None:
-    index = EdgeIndex(tmp_path / "docent", "hashing-64", 64, hnsw_min_points=4_000)
+    index = EdgeIndex(tmp_path / "docent", "hashing-64", 64, hnsw_min_points=4_000, quiet_s=0.5)
     rng = np.random.default_rng(3)
     n = 8_000
     chunks = [make_chunk(f"d{i // 40}.md", i % 40, f"text {i}") for i in range(n)]
@@ -103,3 +103,24 @@ def test_hnsw_is_built_in_the_background_and_search_keeps_answering(tmp_path: Pa
         assert index.count() == n
     finally:
         index.close()
+
+
+def test_a_build_not_yet_started_is_dropped_at_close_and_resumed_at_the_next_open(
+    tmp_path: Path,
+) -> None:
+    rng = np.random.default_rng(5)
+    chunks = [make_chunk("d.md", i, f"text {i}") for i in range(300)]
+    flat = rng.standard_normal((300, 64)).astype(np.float32)
+    index = EdgeIndex(tmp_path / "docent", "hashing-64", 64, hnsw_min_points=200, quiet_s=60)
+    index.upsert(chunks, flat, [flat[i : i + 1] for i in range(300)])
+    assert index.optimizing()  # waiting for writes to pause
+    index.close()  # does not wait a minute: the waiting build is dropped
+    assert index.last_optimize_s is None
+    again = EdgeIndex(tmp_path / "docent", "hashing-64", 64, hnsw_min_points=200, quiet_s=0)
+    again.ensure()  # starts the build again, in the background
+    try:
+        again.wait_optimized(timeout=120)
+        assert again.last_optimize_s is not None
+        assert again.count() == 300
+    finally:
+        again.close()
