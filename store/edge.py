@@ -40,7 +40,14 @@ from numpy.typing import NDArray
 from docent.contracts import Chunk
 from store.access import PENDING, AccessFilter
 from store.errors import IndexLocked, IndexUnavailable, ModelMismatch
-from store.ids import CHUNK_VECTOR, INDEXED_FIELDS, SENTENCE_VECTOR, VECTOR_NAMES, point_id
+from store.ids import (
+    CHUNK_VECTOR,
+    INDEXED_FIELDS,
+    SEARCH_PAYLOAD_EXCLUDES,
+    SENTENCE_VECTOR,
+    VECTOR_NAMES,
+    point_id,
+)
 from store.protocol import StoredChunk, check_upsert, chunk_order
 
 log = logging.getLogger(__name__)
@@ -405,7 +412,7 @@ class EdgeIndex:
             limit=limit,
             query=qe.Query.Nearest(query.tolist(), using=CHUNK_VECTOR),
             filter=edge_filter(access),
-            with_payload=True,
+            with_payload=qe.PayloadSelector.Exclude(list(SEARCH_PAYLOAD_EXCLUDES)),
         )
         shard = self.shard
         points = self._call(lambda: shard.query(request))

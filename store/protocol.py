@@ -68,7 +68,8 @@ class ChunkIndex(Protocol):
     def search(
         self, vector: NDArray[np.float32], access: AccessFilter, limit: int
     ) -> list[tuple[Chunk, float]]:
-        """Nearest chunks by the chunk vector, ``access`` applied inside the query."""
+        """Nearest chunks by the chunk vector, ``access`` applied inside the query. Hits
+        carry no ``embed_text`` (``SEARCH_PAYLOAD_EXCLUDES``): read it with ``get``."""
 
     def close(self) -> None: ...
 

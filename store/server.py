@@ -20,7 +20,14 @@ from qdrant_client import models as qm
 from docent.contracts import Chunk
 from store.access import PENDING, AccessFilter
 from store.errors import IndexUnavailable, ModelMismatch
-from store.ids import CHUNK_VECTOR, INDEXED_FIELDS, SENTENCE_VECTOR, VECTOR_NAMES, point_id
+from store.ids import (
+    CHUNK_VECTOR,
+    INDEXED_FIELDS,
+    SEARCH_PAYLOAD_EXCLUDES,
+    SENTENCE_VECTOR,
+    VECTOR_NAMES,
+    point_id,
+)
 from store.protocol import StoredChunk, check_upsert, chunk_order
 
 log = logging.getLogger(__name__)
@@ -246,7 +253,7 @@ class ServerIndex:
                 using=CHUNK_VECTOR,
                 query_filter=query_filter,
                 limit=limit,
-                with_payload=True,
+                with_payload=qm.PayloadSelectorExclude(exclude=list(SEARCH_PAYLOAD_EXCLUDES)),
             )
         )
         return [(Chunk.from_payload(p.payload or {}), float(p.score)) for p in result.points]
