@@ -22,7 +22,6 @@ build started starts it again on the next open.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import logging
 import os
@@ -31,7 +30,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import qdrant_edge as qe
@@ -39,7 +38,7 @@ from numpy.typing import NDArray
 
 from docent.contracts import Chunk
 from store.access import PENDING, AccessFilter
-from store.errors import IndexLocked, IndexUnavailable, ModelMismatch
+from store.errors import IndexUnavailable, ModelMismatch
 from store.ids import (
     CHUNK_VECTOR,
     INDEXED_FIELDS,
@@ -48,6 +47,7 @@ from store.ids import (
     VECTOR_NAMES,
     point_id,
 )
+from store.lock import FolderLock
 from store.protocol import StoredChunk, check_upsert, chunk_order
 
 log = logging.getLogger(__name__)
@@ -115,7 +115,7 @@ class EdgeIndex:
         self.quiet_s = quiet_s
         self._last_write = 0.0
         self._closing = threading.Event()
-        self._lock_file: IO[str] | None = None
+        self._lock = FolderLock(self.folder)
         self._shard: Any = None
         self._optimizing: threading.Thread | None = None
         self._guard = threading.Lock()
@@ -138,40 +138,14 @@ class EdgeIndex:
         except OSError as exc:
             log.warning("cannot create %s: %s", self.folder, exc)
             raise IndexUnavailable(f"cannot create the index folder {self.folder}") from exc
-        self._take_lock()
+        self._lock.acquire()
         try:
             self._check_model()
             self._shard = self._open_shard()
         except BaseException:
-            self._release_lock()
+            self._lock.release()
             raise
         self._maybe_optimize()  # a shard written by a process that stopped before its build
-
-    def _take_lock(self) -> None:
-        path = self.folder / "LOCK"
-        fh = path.open("a+", encoding="utf-8")
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            fh.seek(0)
-            owner = fh.read().strip() or "another process"
-            fh.close()
-            raise IndexLocked(
-                f"the index in {self.folder} is open in {owner}; one process owns the "
-                "embedded index. Stop that process (or ingest through it: `docent serve` "
-                "ingests uploads itself), or set DOCENT_QDRANT_URL to a Qdrant server to "
-                "share the index between processes."
-            ) from exc
-        fh.seek(0)
-        fh.truncate()
-        fh.write(f"process {os.getpid()} ({' '.join(_argv())})\n")
-        fh.flush()
-        self._lock_file = fh
-
-    def _release_lock(self) -> None:
-        if self._lock_file is not None:
-            fh, self._lock_file = self._lock_file, None
-            fh.close()  # closing the descriptor drops the flock
 
     def _check_model(self) -> None:
         if self.meta_path.exists():
@@ -428,7 +402,7 @@ class EdgeIndex:
                 shard.close()
             except Exception as exc:  # closing must not raise over the caller's own error
                 log.warning("closing the Edge shard at %s: %s", self.shard_path, exc)
-        self._release_lock()
+        self._lock.release()
 
     def _call(self, fn: Callable[[], T]) -> T:
         try:
@@ -438,9 +412,3 @@ class EdgeIndex:
         except Exception as exc:  # the engine raises bare Exception with its own text
             log.warning("Edge call on %s failed: %s", self.shard_path, exc)
             raise IndexUnavailable("the vector index failed a call; try again shortly") from exc
-
-
-def _argv() -> list[str]:
-    import sys
-
-    return [Path(sys.argv[0]).name, *sys.argv[1:3]] if sys.argv else ["python"]
