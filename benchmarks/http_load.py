@@ -146,17 +146,18 @@ def main(argv: list[str] | None = None) -> int:
             "DOCENT_PORT": str(args.port),
             "DOCENT_LOG_LEVEL": "WARNING",
         }
+        log_file = (Path(tmp) / "serve.log").open("w")
         server = subprocess.Popen(
             [sys.executable, "-c", "from docent.cli import main; main()", "serve"],
             env=env,
             cwd=tmp,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
         )
         try:
             import httpx
 
-            for _ in range(240):
+            for _ in range(600):  # the server warms the model and the keyword index first
                 try:
                     if httpx.get(f"http://127.0.0.1:{args.port}/healthz", timeout=2).is_success:
                         break
@@ -171,6 +172,10 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             server.terminate()
             server.wait(timeout=60)
+            log_file.close()
+        if result["errors"]:
+            lines = (Path(tmp) / "serve.log").read_text().splitlines()
+            result["server_log_tail"] = [ln[:300] for ln in lines if "200" not in ln][-8:]
     json.dump(result, sys.stdout)
     print()
     return 0
