@@ -49,9 +49,9 @@ def chunk_allowed(
 
 @dataclass(frozen=True)
 class AccessColumns:
-    """The access fields of a list of chunks as columns. A mask then costs one ``visible``
-    call per distinct (level, groups) pair, plus a few vector operations — a corpus has
-    a handful of such pairs and thousands of chunks."""
+    """The access fields of a list of chunks as columns. A mask then costs one test of the
+    access filter per distinct (level, groups) pair, plus a few vector operations — a corpus
+    has a handful of such pairs and thousands of chunks."""
 
     pairs: tuple[tuple[str, tuple[str, ...]], ...]
     pair_of: NDArray[np.int64]  # per chunk: its index into ``pairs``
