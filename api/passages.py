@@ -8,26 +8,12 @@ from itertools import groupby
 from typing import Any
 
 from docent.contracts import Chunk
-from ingest.vector_store import IndexUnavailable, QdrantIndex, point_id
+from store.protocol import ChunkIndex
 
 
-def fetch_chunks(index: QdrantIndex, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
+def fetch_chunks(index: ChunkIndex, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
     """The chunks that exist, by id (missing ids are simply absent)."""
-    wanted = list(dict.fromkeys(c for c in chunk_ids if c))
-    if not wanted:
-        return {}
-    try:
-        records = index.client.retrieve(
-            index.collection, ids=[point_id(c) for c in wanted], with_payload=True
-        )
-    except Exception as exc:  # qdrant-client raises several vendor types
-        raise IndexUnavailable(f"vector index call failed: {type(exc).__name__}") from exc
-    out: dict[str, Chunk] = {}
-    for record in records:
-        if record.payload and record.payload.get("chunk_id") in wanted:
-            chunk = Chunk.from_payload(record.payload)
-            out[chunk.chunk_id] = chunk
-    return out
+    return {cid: stored.chunk for cid, stored in index.get(chunk_ids).items()}
 
 
 def highlight_spans(text: str, quote: str | None) -> list[tuple[str, bool]]:

@@ -1,8 +1,12 @@
-"""``python -m benchmarks``: ingest throughput vs raw embedding, then query latency per stage
-at 1k / 10k / 50k synthetic chunks, each in its own process; prints one table.
-
-Bounded: the query count falls as the index grows (Qdrant local mode is a brute-force scan
-in Python), so the whole run stays around ten minutes on 2 cores.
+"""``python -m benchmarks [--json]``: retrieval, ``ask`` and vector-leg latency, write rate,
+HNSW and BM25 build times and peak RSS per index size (1k / 10k / 50k synthetic chunks by
+default; add 200000 to ``--scales`` where the machine allows) on the embedded Qdrant Edge
+index, with the old engine (qdrant-client local mode) at 1k / 10k as a second row for the
+ratio; and ingest throughput on the sample corpus and a subset of ../shared/corpora (when
+it is there) against the same embedder's raw rate on exactly the texts ingest embedded.
+Each measurement runs in its own process, bounded by ``--child-timeout``; a size that fails
+or overruns is reported as not measured. ``--skip-ingest`` / ``--skip-query`` leave a part
+out.
 """
 
 from __future__ import annotations
@@ -18,15 +22,21 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
-STAGES = ("bm25", "embed", "vector", "fuse", "rerank", "total")
 
-
-def child(module: str, *args: str) -> dict[str, Any]:
+def child(module: str, *args: str, timeout: int = 1800) -> dict[str, Any]:
     """Run ``python -m module args`` and parse the JSON object it prints last."""
     env = {**os.environ, "DO_NOT_TRACK": "1", "HF_HUB_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
-    done = subprocess.run(
-        [sys.executable, "-m", module, *args], capture_output=True, text=True, env=env, check=False
-    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", module, *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise SystemExit(f"{module} {' '.join(args)} overran {timeout} s") from exc
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
     if done.returncode != 0 or not lines:
         tail = "\n".join(done.stderr.splitlines()[-15:])
@@ -68,22 +78,31 @@ def ingest_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def query_table(results: list[dict[str, Any]]) -> str:
-    head = " | ".join(f"{s} p50 / p95" for s in STAGES)
+def cpu_model() -> str:
+    try:
+        for line in open("/proc/cpuinfo", encoding="utf-8"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def engine_table(rows: list[dict[str, Any]]) -> str:
     lines = [
-        f"| chunks | queries | {head} | embed, first sight p50 / p95 | settle | index write "
-        "| BM25 build | peak RSS | load |",
-        "|---" * (len(STAGES) + 8) + "|",
+        "| chunks | engine | queries | retrieval p50 / p95 | ask p50 / p95 | vector p50 / p95 "
+        "| writes (points/s) | HNSW build | BM25 build | peak RSS | load (1 min) |",
+        "|---:|---|---:|---|---|---|---:|---:|---:|---:|---:|",
     ]
-    for r in results:
-        cells = " | ".join(f"{r['p50'][s]:.0f} / {r['p95'][s]:.0f}" for s in STAGES)
-        cold = r["embed_first_sight"]
+    for r in rows:
+        hnsw = f"{r['optimize_s']} s" if r.get("optimize_s") is not None else "—"
         lines.append(
-            f"| {r['chunks']:,} | {r['queries']} | {cells} | {cold[0]:.0f} / {cold[1]:.0f} "
-            f"| {r['settle_s']} s "
-            f"| {r['upsert_s']} s "
-            f"| {r['keyword_build_ms'] / 1000:.1f} s | {r['peak_rss_mib']:.0f} MiB "
-            f"| {r['load_avg']} |"
+            f"| {r['chunks']:,} | {r['engine']} | {r['queries']} "
+            f"| {r['retrieval_p50_ms']:.0f} / {r['retrieval_p95_ms']:.0f} "
+            f"| {r['ask_p50_ms']:.0f} / {r['ask_p95_ms']:.0f} "
+            f"| {r['vector_p50_ms']:.1f} / {r['vector_p95_ms']:.1f} "
+            f"| {r['write_points_per_s']:,} | {hnsw} | {r['keyword_build_ms'] / 1000:.1f} s "
+            f"| {r['peak_rss_mib']:.0f} MiB | {r['load_avg']} |"
         )
     return "\n".join(lines)
 
@@ -91,57 +110,72 @@ def query_table(results: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scales", default="1000,10000,50000")
-    parser.add_argument("--queries", default="50,30,15", help="queries per scale")
-    parser.add_argument("--skip-ingest", action="store_true")
-    parser.add_argument("--skip-query", action="store_true")
+    parser.add_argument("--queries", default="40,30,30", help="queries per scale")
     parser.add_argument(
-        "--json", action="store_true", help="print one JSON object per row instead of tables"
+        "--local-scales", default="1000,10000", help="scales also run on the old local mode"
     )
+    parser.add_argument("--local-queries", default="20,8")
+    parser.add_argument("--child-timeout", type=int, default=1800, help="seconds per size")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--skip-ingest", action="store_true", help="no ingest benchmark")
+    parser.add_argument("--skip-query", action="store_true", help="no index/query benchmark")
     args = parser.parse_args(argv)
     scales = [int(s) for s in args.scales.split(",")]
     counts = [int(q) for q in args.queries.split(",")]
-    if len(counts) != len(scales):
-        parser.error("--queries needs one count per scale")
+    local_scales = [int(s) for s in args.local_scales.split(",") if s]
+    local_counts = [int(q) for q in args.local_queries.split(",") if q]
+    if len(counts) != len(scales) or len(local_counts) != len(local_scales):
+        parser.error("--queries / --local-queries need one count per scale")
 
     started = time.perf_counter()
-    out = [f"Docent benchmarks ({os.cpu_count()} CPUs; a shared machine: orders of magnitude)"]
-    rows: list[dict[str, Any]] = []
+    report: dict[str, Any] = {
+        "cpu": cpu_model(),
+        "cpus": os.cpu_count(),
+        "load_avg_start": [round(x, 1) for x in os.getloadavg()],
+        "rows": [],
+        "failed": [],
+    }
+    plan = [("edge", n, q) for n, q in zip(scales, counts, strict=True)]
+    plan += [("local", n, q) for n, q in zip(local_scales, local_counts, strict=True)]
+    if args.skip_query:
+        plan = []
+    for engine, n, q in sorted(plan, key=lambda p: (p[1], p[0] != "edge")):
+        print(f"{engine} at {n:,} chunks…", file=sys.stderr, flush=True)
+        try:
+            row = child(
+                "benchmarks.query_bench",
+                "--chunks",
+                str(n),
+                "--queries",
+                str(q),
+                "--engine",
+                engine,
+                timeout=args.child_timeout,
+            )
+        except SystemExit as exc:  # one size that fails or overruns is reported, not fatal
+            report["failed"].append({"chunks": n, "engine": engine, "reason": str(exc)[-500:]})
+            continue
+        report["rows"].append(row)
     if not args.skip_ingest:
         print("ingest benchmark…", file=sys.stderr, flush=True)
-        rows = ingest_rows()
-        out += ["", "## Ingest throughput", "", ingest_table(rows)]
+        report["ingest"] = ingest_rows()
+    report["load_avg_end"] = [round(x, 1) for x in os.getloadavg()]
+    report["run_s"] = round(time.perf_counter() - started)
     if args.json:
-        for row in rows:
-            print(json.dumps({"benchmark": "ingest", **row}))
-    if args.skip_query:
-        if not args.json:
-            print("\n".join(out))
+        print(json.dumps(report))
         return 0
-    results = []
-    for n, q in zip(scales, counts, strict=True):
-        print(f"query benchmark at {n:,} chunks…", file=sys.stderr, flush=True)
-        results.append(child("benchmarks.query_bench", "--chunks", str(n), "--queries", str(q)))
-    print("index write on disk at 1,000 chunks…", file=sys.stderr, flush=True)
-    disk = child("benchmarks.query_bench", "--chunks", "1000", "--queries", "5", "--on-disk")
-    if args.json:
-        for result in results:
-            print(json.dumps({"benchmark": "query", **result}))
-        return 0
-    out += [
+    out = [
+        f"Docent benchmarks ({report['cpu']}, {report['cpus']} CPUs; load "
+        f"{report['load_avg_start']} → {report['load_avg_end']}: a shared machine, orders "
+        "of magnitude)",
         "",
-        "## Query latency per retrieval stage (ms), employee asker, Qdrant local mode in memory",
-        "",
-        query_table(results),
-        "",
-        "Qdrant local mode scans every point in Python (no HNSW): the vector leg grows "
-        "linearly with the index. For comparison, writing 1,000 points to local mode *on "
-        f"disk* took {disk['upsert_s']} s ({1000 / max(disk['upsert_s'], 1e-9):.0f} points/s; "
-        f"in memory: {results[0]['upsert_s']} s at {results[0]['chunks']:,}) and its query "
-        f"total p50 was "
-        f"{disk['p50']['total']:.0f} ms.",
-        "",
-        f"total run time {time.perf_counter() - started:.0f} s",
+        engine_table(report["rows"]),
     ]
+    for fail in report["failed"]:
+        out.append(f"\n{fail['engine']} at {fail['chunks']:,}: not measured ({fail['reason']})")
+    if "ingest" in report:
+        out += ["", "## Ingest throughput", "", ingest_table(report["ingest"])]
+    out += ["", f"total run time {report['run_s']} s"]
     print("\n".join(out))
     return 0
 

@@ -22,10 +22,12 @@ def _register_all() -> None:
     from evals.cli import register as register_evals
     from generate.cli import register as register_generate
     from ingest.cli import register as register_ingest
+    from ingest.reindex import register as register_reindex
     from retrieval.cli import register as register_retrieval
 
     for register in (
         register_ingest,
+        register_reindex,
         register_retrieval,
         register_generate,
         register_api,

@@ -34,9 +34,10 @@ class Settings(BaseSettings):
     env: Literal["dev", "test", "prod"] = "dev"
     data_dir: Path = Path(".docent")
     database_url: str | None = None  # default: SQLite file under data_dir
-    qdrant_url: str | None = None  # default: Qdrant local mode under data_dir
+    qdrant_url: str | None = None  # default: Qdrant Edge embedded under data_dir
     qdrant_api_key: SecretStr | None = None
     collection: str = "docent"
+    hnsw_min_points: int = 20_000  # embedded index: build HNSW in the background past this
     broker_url: str | None = None  # default: run ingest tasks inline, in-process
     broker_visibility_timeout_s: int = 900
 
@@ -125,8 +126,9 @@ class Settings(BaseSettings):
         return f"sqlite:///{(self.data_dir / 'docent.sqlite3').resolve()}"
 
     @property
-    def qdrant_path(self) -> Path:
-        return self.data_dir / "qdrant"
+    def index_path(self) -> Path:
+        """The embedded index's folder (Qdrant Edge), when no server is configured."""
+        return self.data_dir / "index" / self.collection
 
 
 @lru_cache(maxsize=1)

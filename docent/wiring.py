@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from docent.settings import Settings
 
 if TYPE_CHECKING:
-    from qdrant_client import QdrantClient
     from sqlalchemy import Engine
     from sqlalchemy.orm import Session, sessionmaker
 
@@ -18,16 +17,25 @@ if TYPE_CHECKING:
     from generate.ask import Asker
     from generate.protocols import Generator
     from ingest.pipeline import Ingestor
-    from ingest.vector_store import QdrantIndex
     from retrieval.keyword import KeywordIndex
     from retrieval.rerank import Reranker
     from retrieval.searcher import Searcher
+    from store.protocol import ChunkIndex
 
 
 class Services:
-    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        embedder: Embedder | None = None,
+        *,
+        allow_legacy_index: bool = False,
+    ) -> None:
+        """``allow_legacy_index``: open the index even beside an old local-mode folder (only
+        ``docent reindex``, which rebuilds from the registry, should)."""
         self.settings = settings
         self._embedder = embedder
+        self._allow_legacy_index = allow_legacy_index
 
     @cached_property
     def engine(self) -> Engine:
@@ -45,12 +53,6 @@ class Services:
         return session_factory(self.engine)
 
     @cached_property
-    def qdrant(self) -> QdrantClient:
-        from ingest.vector_store import open_qdrant
-
-        return open_qdrant(self.settings)
-
-    @cached_property
     def embedder(self) -> Embedder:
         if self._embedder is not None:
             return self._embedder
@@ -64,14 +66,16 @@ class Services:
         )
 
     @cached_property
-    def index(self) -> QdrantIndex:
-        from ingest.vector_store import QdrantIndex
+    def index(self) -> ChunkIndex:
+        """The chunk index: Qdrant Edge in the data dir, or the server at DOCENT_QDRANT_URL."""
+        from store.open import open_index
 
-        index = QdrantIndex(
-            self.qdrant, self.settings.collection, self.embedder.model_name, self.embedder.dimension
+        return open_index(
+            self.settings,
+            self.embedder.model_name,
+            self.embedder.dimension,
+            allow_legacy=self._allow_legacy_index,
         )
-        index.ensure_collection()
-        return index
 
     @cached_property
     def keyword_index(self) -> KeywordIndex:
@@ -156,7 +160,9 @@ class Services:
         )
 
     def close(self) -> None:
-        if "qdrant" in self.__dict__:
-            self.qdrant.close()
+        if "keyword_index" in self.__dict__:
+            self.keyword_index.close()
+        if "index" in self.__dict__:
+            self.index.close()
         if "engine" in self.__dict__:
             self.engine.dispose()

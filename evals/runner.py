@@ -40,7 +40,7 @@ def principal_for(case: Case) -> Principal:
 def chunk_refs(services: Services) -> list[ChunkRef]:
     return [
         ChunkRef(c.chunk_id, c.source, c.heading_path, c.access_level, c.groups, c.sentences)
-        for c in services.index.scroll_chunks()
+        for c in services.index.scroll()
     ]
 
 
@@ -184,7 +184,7 @@ def run_meta(
     from evals.fingerprint import index_fingerprint, prompt_hash
 
     versions = sorted({int(r["index_version"]) for r in rows})
-    chunks = ((c.chunk_id, c.text) for c in services.index.scroll_chunks())
+    chunks = ((c.chunk_id, c.text) for c in services.index.scroll())
     return {
         "index_fingerprint": index_fingerprint(chunks),
         "prompt_hash": prompt_hash(),

@@ -32,7 +32,7 @@ from docent.db.session import session_scope
 from docent.db.state import bump_index_version
 from docent.errors import NotFound
 from ingest.metadata import with_metadata
-from ingest.vector_store import QdrantIndex
+from store.protocol import ChunkIndex
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +128,7 @@ class _NeedsVectors(Exception):
 
 
 class Registry:
-    def __init__(self, sessions: sessionmaker[Session], index: Callable[[], QdrantIndex]) -> None:
+    def __init__(self, sessions: sessionmaker[Session], index: Callable[[], ChunkIndex]) -> None:
         self._sessions = sessions
         self._index = index  # a provider: the CLI reads the registry without opening Qdrant
         self._ensure_state_row()
@@ -279,7 +279,7 @@ class Registry:
             return [row.source for row in due]
 
     def _supersede_predecessors(
-        self, session: Session, index: QdrantIndex, meta: DocumentMeta, version: int
+        self, session: Session, index: ChunkIndex, meta: DocumentMeta, version: int
     ) -> None:
         """Re-mark in place the chunks of every live document this one declares it supersedes
         (the other order, a predecessor arriving after, is handled by ``_effective``)."""

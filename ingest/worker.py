@@ -34,7 +34,7 @@ def torch_threads(cores: int, concurrency: int) -> int:
 
 
 def default_concurrency(settings: Settings) -> int:
-    """One child in Qdrant local mode (one process owns the local folder), else one per core."""
+    """One child on the embedded index (one process owns its folder), else one per core."""
     return 1 if settings.qdrant_url is None else max(1, os.cpu_count() or 1)
 
 
@@ -49,7 +49,7 @@ def run_worker(settings: Settings, *, concurrency: int | None, loglevel: str) ->
         raise ConfigError("--concurrency must be at least 1")
     if settings.qdrant_url is None and concurrency != 1:
         raise ConfigError(
-            f"Qdrant local mode ({settings.qdrant_path}) lets one process open the index: "
+            f"the embedded index ({settings.index_path}) is owned by one process: "
             "use --concurrency 1, or set DOCENT_QDRANT_URL to a Qdrant server"
         )
     app = make_celery(settings)

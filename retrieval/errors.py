@@ -8,7 +8,7 @@
     └── Unavailable
         └── KeywordIndexError        the keyword index is not loaded or cannot be built
 
-Vector-index faults arrive as ``ingest.vector_store.IndexUnavailable``.
+Vector-index faults arrive as ``store.errors.IndexUnavailable``.
 """
 
 from __future__ import annotations

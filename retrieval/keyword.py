@@ -1,10 +1,16 @@
 """The keyword leg: BM25 (rank-bm25) over every chunk's heading path and text, built from
-the vector store's payloads so both legs see the same chunks.
+``ChunkIndex.scroll`` so both legs see the same chunks.
 
 The index is static, so it is keyed by the database's ``index_version``: a snapshot per
-version, persisted as ``<data_dir>/keyword/<collection>-v<version>.pkl``, reloaded from
-that file or rebuilt from Qdrant when the version moves. A long-lived searcher calls
-``refresh(version)`` before each query and so sees new ingests without a restart.
+version, persisted as ``<data_dir>/keyword/<index name>-v<version>.pkl``, reloaded from
+that file or rebuilt from the chunk index when the version moves. A long-lived searcher
+calls ``refresh(version)`` before each query and so sees new ingests without a restart.
+
+A new ingest does not make the next question wait for a large rebuild: while the previous
+snapshot holds more than ``inline_max_chunks`` chunks, the new one is built on a background
+thread and questions run on the previous version until it is ready (the searcher re-reads
+those hits from the chunk index, so a re-marked or deleted chunk is never served stale).
+Small indexes (a rebuild well under a second) are rebuilt inline.
 
 Permissions: the caller's mask zeroes the scores of chunks the asker may not see *before*
 the top-k is taken; chunks that share no term with the query (score 0) are never hits.
@@ -18,6 +24,7 @@ import os
 import pickle
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -29,10 +36,10 @@ from numpy.typing import NDArray
 from rank_bm25 import BM25Okapi
 
 from docent.contracts import Chunk
-from ingest.vector_store import QdrantIndex
 from retrieval.errors import KeywordIndexError
 from retrieval.permissions import AccessColumns
 from retrieval.tokenize import tokenize
+from store.protocol import ChunkIndex
 
 log = logging.getLogger(__name__)
 
@@ -132,27 +139,34 @@ def build_snapshot(
 
 
 class KeywordIndex:
-    """The keyword leg over one Qdrant collection, kept at the database's index version."""
+    """The keyword leg over one chunk index, kept at the database's index version."""
 
     def __init__(
         self,
-        index: QdrantIndex,
+        index: ChunkIndex,
         data_dir: Path,
         *,
         k1: float = 1.5,
         b: float = 0.75,
         keep_versions: int = 2,
+        inline_max_chunks: int = 5_000,
     ) -> None:
         if k1 < 0 or not 0.0 <= b <= 1.0:
             raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
         if keep_versions < 1:
             raise ValueError("keep_versions must be at least 1")
+        if inline_max_chunks < 0:
+            raise ValueError("inline_max_chunks must be 0 or more")
         self.index = index
         self.folder = Path(data_dir) / "keyword"
         self.k1, self.b = k1, b
         self.keep_versions = keep_versions
+        self.inline_max_chunks = inline_max_chunks
         self._snapshot: KeywordSnapshot | None = None
         self._lock = threading.Lock()
+        self._builder: threading.Thread | None = None
+        self._wanted = -1
+        self.last_build_ms: float | None = None
 
     # --- the current snapshot ------------------------------------------------------------
     @property
@@ -173,26 +187,73 @@ class KeywordIndex:
         return self.snapshot.search(query, mask, limit)
 
     def path(self, version: int) -> Path:
-        return self.folder / f"{self.index.collection}-v{version}.pkl"
+        return self.folder / f"{self.index.name}-v{version}.pkl"
 
     # --- keeping up with ingests ---------------------------------------------------------
-    def refresh(self, version: int) -> KeywordSnapshot:
-        """The snapshot at ``version``: the one in memory, else the file, else a rebuild."""
+    def refresh(self, version: int, *, wait: bool = False) -> KeywordSnapshot:
+        """The snapshot to search at ``version``: the one in memory, else the file, else a
+        rebuild. Past ``inline_max_chunks`` (and unless ``wait``) a rebuild runs in the
+        background and the previous snapshot is returned meanwhile (its ``version`` says so)."""
         current = self._snapshot
         if current is not None and current.version == version:
             return current
+        if current is not None and not wait and len(current.chunks) > self.inline_max_chunks:
+            self._build_in_background(version)
+            return self._snapshot or current
         with self._lock:
             current = self._snapshot
             if current is not None and current.version == version:
                 return current
             snapshot = self._load(version) or self._rebuild(version)
-            self._snapshot = snapshot
+            self._install(snapshot)
             return snapshot
 
+    def _install(self, snapshot: KeywordSnapshot) -> None:
+        current = self._snapshot
+        if current is None or snapshot.version >= current.version:
+            self._snapshot = snapshot
+
+    def _build_in_background(self, version: int) -> None:
+        with self._lock:
+            self._wanted = max(self._wanted, version)
+            if self._builder is not None and self._builder.is_alive():
+                return  # the running builder picks up the newest wanted version when done
+            self._builder = threading.Thread(
+                target=self._build_loop, name="keyword-rebuild", daemon=True
+            )
+            self._builder.start()
+
+    def _build_loop(self) -> None:
+        while True:
+            with self._lock:
+                target = self._wanted
+                current = self._snapshot
+                if current is not None and current.version >= target:
+                    self._builder = None
+                    return
+            try:
+                snapshot = self._load(target) or self._rebuild(target)
+            except Exception:  # the previous snapshot keeps serving; the next query retries
+                log.exception("keyword index: background rebuild of version %d failed", target)
+                with self._lock:
+                    self._builder = None
+                return
+            with self._lock:
+                self._install(snapshot)
+
+    def wait_built(self, timeout: float | None = None) -> None:
+        """Block until a background rebuild (if any) has finished."""
+        builder = self._builder
+        if builder is not None:
+            builder.join(timeout)
+
+    def close(self) -> None:
+        self.wait_built()
+
     def _rebuild(self, version: int) -> KeywordSnapshot:
-        snapshot, tokens = build_snapshot(
-            list(self.index.scroll_chunks()), version, k1=self.k1, b=self.b
-        )
+        started = time.perf_counter()
+        snapshot, tokens = build_snapshot(list(self.index.scroll()), version, k1=self.k1, b=self.b)
+        self.last_build_ms = (time.perf_counter() - started) * 1000.0
         self._save(snapshot, tokens)
         log.info("keyword index rebuilt: version %d, %d chunks", version, len(snapshot.chunks))
         return snapshot
@@ -207,7 +268,7 @@ class KeywordIndex:
                 data: dict[str, Any] = pickle.load(fh)  # noqa: S301
             if (
                 data.get("format") != FORMAT_VERSION
-                or data.get("collection") != self.index.collection
+                or data.get("collection") != self.index.name
                 or data.get("version") != version
                 or (data.get("k1"), data.get("b")) != (self.k1, self.b)
             ):
@@ -227,7 +288,7 @@ class KeywordIndex:
     def _save(self, snapshot: KeywordSnapshot, tokens: list[list[str]]) -> None:
         data = {
             "format": FORMAT_VERSION,
-            "collection": self.index.collection,
+            "collection": self.index.name,
             "version": snapshot.version,
             "k1": self.k1,
             "b": self.b,
@@ -251,7 +312,7 @@ class KeywordIndex:
         self._prune(snapshot.version)
 
     def _prune(self, keep: int) -> None:
-        prefix = f"{self.index.collection}-v"
+        prefix = f"{self.index.name}-v"
         versions = []
         for file in self.folder.glob(f"{prefix}*.pkl"):
             tail = file.name[len(prefix) : -len(".pkl")]

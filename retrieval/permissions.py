@@ -1,9 +1,10 @@
-"""The asker's permissions as the two shapes the retrieval legs need: a Qdrant ``Filter``
-object for the vector leg and a boolean mask over the keyword index's chunks. Both run
-*inside* their leg, before top-k, never as a post-filter (a post-filter starves the asker
-of results and leaks ranks). Both say exactly what ``docent.access.visible`` says, plus
-the time rule: ``pending`` chunks only when asked for. Default deny: an unknown clearance
-yields a filter that matches nothing and an all-false mask.
+"""The asker's permissions as the two shapes the retrieval legs need: a typed
+``store.AccessFilter`` that each index adapter turns into its engine's filter (vector leg)
+and a boolean mask over the keyword index's chunks. Both run *inside* their leg, before
+top-k, never as a post-filter (a post-filter starves the asker of results and leaks ranks).
+Both say exactly what ``docent.access.visible`` says, plus the time rule: ``pending``
+chunks only when asked for. Default deny: an unknown clearance yields a filter that
+matches nothing and an all-false mask.
 """
 
 from __future__ import annotations
@@ -13,52 +14,23 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from qdrant_client import models as qm
 
-from docent.access import readable_levels, visible
 from docent.contracts import Chunk, Principal
-from ingest.vector_store import point_id
-
-PENDING = "pending"
+from store.access import PENDING, AccessFilter
 
 
-def deny_all() -> qm.Filter:
-    """A filter no point satisfies: ``access_level`` in the empty set."""
-    return qm.Filter(must=[qm.FieldCondition(key="access_level", match=qm.MatchAny(any=[]))])
-
-
-def qdrant_filter(
+def access_filter(
     principal: Principal,
     levels: Sequence[str],
     *,
     include_pending: bool,
     exclude_chunk_ids: Collection[str] = (),
-) -> qm.Filter:
-    """The ACL as a typed Qdrant filter: level readable, groups open or shared, not pending
+) -> AccessFilter:
+    """The ACL as a typed filter: level readable, groups open or shared, not pending
     (unless asked), not excluded."""
-    readable = readable_levels(principal, levels)
-    if not readable:
-        return deny_all()
-    # A chunk naming no groups is open to every cleared reader; IsEmpty covers a missing
-    # field, null and [] alike.
-    no_groups = qm.IsEmptyCondition(is_empty=qm.PayloadField(key="groups"))
-    group_options: list[qm.Condition] = [no_groups]
-    if principal.groups:
-        group_options.append(
-            qm.FieldCondition(key="groups", match=qm.MatchAny(any=sorted(principal.groups)))
-        )
-    must: list[qm.Condition] = [
-        qm.FieldCondition(key="access_level", match=qm.MatchAny(any=list(readable))),
-        qm.Filter(should=group_options),
-    ]
-    must_not: list[qm.Condition] = []
-    if not include_pending:
-        must_not.append(qm.FieldCondition(key="status", match=qm.MatchValue(value=PENDING)))
-    if exclude_chunk_ids:
-        must_not.append(
-            qm.HasIdCondition(has_id=[point_id(c) for c in sorted(set(exclude_chunk_ids))])
-        )
-    return qm.Filter(must=must, must_not=must_not or None)
+    return AccessFilter.for_principal(
+        principal, levels, include_pending=include_pending, exclude_chunk_ids=exclude_chunk_ids
+    )
 
 
 def chunk_allowed(
@@ -70,18 +42,16 @@ def chunk_allowed(
     exclude_chunk_ids: Collection[str] = (),
 ) -> bool:
     """One chunk through the same rule as the filter (used again on every hit, as a guard)."""
-    return (
-        visible(principal, chunk.access_level, chunk.groups, levels)
-        and (include_pending or chunk.status != PENDING)
-        and chunk.chunk_id not in exclude_chunk_ids
-    )
+    return access_filter(
+        principal, levels, include_pending=include_pending, exclude_chunk_ids=exclude_chunk_ids
+    ).allows(chunk)
 
 
 @dataclass(frozen=True)
 class AccessColumns:
-    """The access fields of a list of chunks as columns. A mask then costs one ``visible``
-    call per distinct (level, groups) pair, plus a few vector operations — a corpus has
-    a handful of such pairs and thousands of chunks."""
+    """The access fields of a list of chunks as columns. A mask then costs one test of the
+    access filter per distinct (level, groups) pair, plus a few vector operations — a corpus
+    has a handful of such pairs and thousands of chunks."""
 
     pairs: tuple[tuple[str, tuple[str, ...]], ...]
     pair_of: NDArray[np.int64]  # per chunk: its index into ``pairs``
@@ -113,17 +83,28 @@ class AccessColumns:
         include_pending: bool,
         exclude_chunk_ids: Collection[str] = (),
     ) -> NDArray[np.bool_]:
-        if not readable_levels(principal, levels):
+        return self.mask_for(
+            access_filter(
+                principal,
+                levels,
+                include_pending=include_pending,
+                exclude_chunk_ids=exclude_chunk_ids,
+            )
+        )
+
+    def mask_for(self, access: AccessFilter) -> NDArray[np.bool_]:
+        if access.denies_all:
             return np.zeros(len(self.pair_of), dtype=np.bool_)
+        # Status and exclusions are columns of their own; the pair test is the shared rule.
         allowed = np.fromiter(
-            (visible(principal, level, groups, levels) for level, groups in self.pairs),
+            (access.allows_fields(level, groups, "", "") for level, groups in self.pairs),
             dtype=np.bool_,
             count=len(self.pairs),
         )
         mask: NDArray[np.bool_] = allowed[self.pair_of] if len(self.pairs) else allowed[:0]
-        if not include_pending:
+        if not access.include_pending:
             mask = mask & ~self.pending
-        excluded = [self.position[c] for c in exclude_chunk_ids if c in self.position]
+        excluded = [self.position[c] for c in access.exclude_chunk_ids if c in self.position]
         if excluded:
             mask = mask.copy()
             mask[excluded] = False

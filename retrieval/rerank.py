@@ -23,12 +23,12 @@ from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
-from qdrant_client import models as qm
 
 from docent.contracts import Chunk, Embedder, Hit
-from ingest.vector_store import CHUNK_VECTOR, IndexUnavailable, QdrantIndex, point_id
 from retrieval.errors import RerankerUnavailable
 from retrieval.tokenize import tokenize
+from store.ids import CHUNK_VECTOR, SENTENCE_VECTOR
+from store.protocol import ChunkIndex
 
 log = logging.getLogger(__name__)
 
@@ -71,27 +71,18 @@ def _unit_rows(matrix: NDArray[np.float32]) -> NDArray[np.float32]:
     return out
 
 
-def chunk_vectors(index: QdrantIndex, chunk_ids: Sequence[str]) -> dict[str, NDArray[np.float32]]:
-    """The stored chunk vectors of the given chunks (the vector leg's own representation)."""
-    if not chunk_ids:
-        return {}
-    ids: list[qm.ExtendedPointId] = [point_id(c) for c in chunk_ids]
-    try:
-        records = index.client.retrieve(
-            index.collection, ids=ids, with_payload=["chunk_id"], with_vectors=[CHUNK_VECTOR]
-        )
-    except Exception as exc:  # qdrant-client raises RuntimeError, httpx and grpc errors
-        # The vendor's text (a path, a host) goes to the log only; the error names the class.
-        log.warning("vector index call failed: %s", exc)
-        raise IndexUnavailable(f"vector index call failed ({type(exc).__name__})") from exc
-    out: dict[str, NDArray[np.float32]] = {}
-    for rec in records:
-        vectors = rec.vector if isinstance(rec.vector, dict) else {}
-        if CHUNK_VECTOR in vectors:
-            out[str((rec.payload or {})["chunk_id"])] = np.asarray(
-                vectors[CHUNK_VECTOR], dtype=np.float32
-            )
-    return out
+def stored_vectors(
+    index: ChunkIndex, chunk_ids: Sequence[str]
+) -> tuple[dict[str, NDArray[np.float32]], dict[str, NDArray[np.float32]]]:
+    """The stored chunk vectors and sentence rows of the given chunks, in one read."""
+    stored = index.get(chunk_ids, vectors=(CHUNK_VECTOR, SENTENCE_VECTOR))
+    chunks = {
+        cid: s.vectors[CHUNK_VECTOR] for cid, s in stored.items() if CHUNK_VECTOR in s.vectors
+    }
+    sentences = {
+        cid: s.vectors[SENTENCE_VECTOR] for cid, s in stored.items() if SENTENCE_VECTOR in s.vectors
+    }
+    return chunks, sentences
 
 
 # A code: letters then digits (RC-77, E:1, P-12, SEV1, LH-2026-014) or a number with a
@@ -131,7 +122,7 @@ class SentenceReranker:
     def __init__(
         self,
         embedder: Embedder,
-        index: QdrantIndex,
+        index: ChunkIndex,
         *,
         sentence_weight: float = 0.5,
         code_weight: float = 0.15,
@@ -151,8 +142,7 @@ class SentenceReranker:
         query_vector = _unit(self.embedder.embed([query])[0])
         codes = query_codes(query) if self.code_weight > 0 else frozenset()
         ids = [hit.chunk.chunk_id for hit in hits]
-        sentence_rows = self.index.sentence_vectors(ids)
-        chunk_rows = chunk_vectors(self.index, ids)
+        chunk_rows, sentence_rows = stored_vectors(self.index, ids)
         scored: list[Scored] = []
         for hit in hits:
             chunk = hit.chunk

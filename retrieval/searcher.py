@@ -26,13 +26,13 @@ from docent.contracts import Chunk, Embedder, Hit, Principal
 from docent.db.state import index_version
 from docent.errors import InvalidInput
 from docent.versions import version_request
-from ingest.vector_store import QdrantIndex
 from retrieval.cut import cut, supersession_order
 from retrieval.errors import EmptyQuery
 from retrieval.fusion import rrf
 from retrieval.keyword import KeywordIndex
-from retrieval.permissions import chunk_allowed, qdrant_filter
+from retrieval.permissions import access_filter, chunk_allowed
 from retrieval.rerank import Reranker
+from store.protocol import ChunkIndex
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ class _Clock:
 class Searcher:
     def __init__(
         self,
-        index: QdrantIndex,
+        index: ChunkIndex,
         embedder: Embedder,
         keyword: KeywordIndex,
         reranker: Reranker,
@@ -112,7 +112,7 @@ class Searcher:
         """Load the keyword index for the current version now (app or worker start), so the
         first question does not pay for it. Returns that version."""
         version = self.current_version()
-        self.keyword.refresh(version)
+        self.keyword.refresh(version, wait=True)
         return version
 
     def search(
@@ -167,19 +167,27 @@ class Searcher:
             # Default deny: an unknown clearance reads nothing, so nothing is searched.
             return [], [], version, dict.fromkeys(STAGES, ())
 
+        acl = access_filter(
+            principal, self.levels, include_pending=include_pending, exclude_chunk_ids=excluded
+        )
         with clock.stage("keyword_refresh"):
             snapshot = self.keyword.refresh(version)
         with clock.stage("bm25"):
-            mask = snapshot.access.mask(
-                principal, self.levels, include_pending=include_pending, exclude_chunk_ids=excluded
-            )
+            mask = snapshot.access.mask_for(acl)
             bm25_hits = snapshot.search(text, mask, self.leg_top_n)
+            if snapshot.version != version:
+                # The previous version serves while the new one builds: read its hits back
+                # from the index and apply the filter to what is there now, so a deleted or
+                # re-marked chunk is never served stale.
+                fresh = self.index.get([c.chunk_id for c, _ in bm25_hits])
+                bm25_hits = [
+                    (fresh[c.chunk_id].chunk, score)
+                    for c, score in bm25_hits
+                    if c.chunk_id in fresh and acl.allows(fresh[c.chunk_id].chunk)
+                ]
         with clock.stage("embed"):
             query_vector = self.embedder.embed([text])[0]
         with clock.stage("vector"):
-            acl = qdrant_filter(
-                principal, self.levels, include_pending=include_pending, exclude_chunk_ids=excluded
-            )
             vector_hits = self.index.search(query_vector, acl, self.leg_top_n)
 
         with clock.stage("fuse"):

@@ -27,6 +27,17 @@ PG_ADMIN_URL = os.environ.get(
 REDIS_URL = os.environ.get("DOCENT_TEST_REDIS", "redis://127.0.0.1:6379/14")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests that need a real Qdrant server run only when DOCENT_TEST_QDRANT_URL names one;
+    otherwise they are deselected (not skipped: they cannot run on a machine without it)."""
+    if os.environ.get("DOCENT_TEST_QDRANT_URL"):
+        return
+    keep = [item for item in items if item.get_closest_marker("qdrant_server") is None]
+    if len(keep) != len(items):
+        config.hook.pytest_deselected(items=[i for i in items if i not in keep])
+        items[:] = keep
+
+
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
     path = tmp_path / "data"

@@ -10,7 +10,7 @@ import pytest
 
 from docent.contracts import Answered, Citation, Hit, InsufficientEvidence, Outcome, Principal
 from generate.ask import AskResult
-from ingest.vector_store import QdrantIndex
+from store.protocol import ChunkIndex
 from tests.api.conftest import ApiEnv
 from tests.api.corpus import SECRET
 
@@ -18,7 +18,7 @@ from tests.api.corpus import SECRET
 class LeakyAsker:
     """Ignores the principal: always 'finds' the severance passage."""
 
-    def __init__(self, index: QdrantIndex, answer: bool) -> None:
+    def __init__(self, index: ChunkIndex, answer: bool) -> None:
         self.index = index
         self.answer = answer
 

@@ -10,6 +10,7 @@ import pytest
 
 from docent.settings import Settings
 from docent.wiring import Services
+from store.ids import point_id
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "examples" / "policies"
@@ -42,36 +43,15 @@ def copy_sample(dest: Path, names: list[str] | None = None) -> Path:
 
 
 def snapshot(services: Services) -> dict[str, dict[str, Any]]:
-    """Every point in the collection: id -> payload."""
-    out: dict[str, dict[str, Any]] = {}
-    offset: Any = None
-    while True:
-        points, offset = services.qdrant.scroll(
-            services.settings.collection, limit=512, offset=offset, with_payload=True
-        )
-        for point in points:
-            out[str(point.id)] = dict(point.payload or {})
-        if offset is None:
-            return out
+    """Every point in the index: point id -> payload."""
+    return {point_id(c.chunk_id): c.to_payload() for c in services.index.scroll()}
 
 
 def vectors(services: Services, source: str) -> dict[str, list[float]]:
     """The chunk vectors of one document: chunk_id -> vector."""
-    from qdrant_client import models as qm
-
-    points, _ = services.qdrant.scroll(
-        services.settings.collection,
-        scroll_filter=qm.Filter(
-            must=[qm.FieldCondition(key="source", match=qm.MatchValue(value=source))]
-        ),
-        limit=1000,
-        with_payload=["chunk_id"],
-        with_vectors=["chunk"],
-    )
-    return {
-        str((p.payload or {})["chunk_id"]): list(p.vector["chunk"])  # type: ignore[index]
-        for p in points
-    }
+    ids = [c.chunk_id for c in services.index.chunks_of(source)]
+    stored = services.index.get(ids, vectors=("chunk",))
+    return {cid: item.vectors["chunk"].tolist() for cid, item in stored.items()}
 
 
 def ingest(services: Services, paths: list[Path], **kwargs: Any) -> dict[str, Any]:

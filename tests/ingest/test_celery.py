@@ -128,7 +128,7 @@ def test_a_broker_that_is_down_fails_the_job_clearly_and_touches_nothing(
     down = settings.model_copy(update={"broker_url": "redis://127.0.0.1:1/0"})
     services = Services(down, embedder=bundled_embedder)
     try:
-        services.index.ensure_collection()
+        services.index.ensure()
         before, v_before = snapshot(services), version(services)
         corpus = copy_sample(tmp_path / "c", ["pricing.md", "refunds.md"])
         job_id = services.ingestor.submit([corpus])

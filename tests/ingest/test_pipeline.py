@@ -59,9 +59,12 @@ def test_ingest_writes_chunks_vectors_registry_and_version(
     assert sorted({p["index_version"] for p in snap.values()}) == [1, 2, 3]
     # Every chunk has one sentence vector per unit (sentence, table row, list item).
     chunks = services.index.chunks_of("pricing.md")
-    per_unit = services.index.sentence_vectors([c.chunk_id for c in chunks])
+    stored = services.index.get([c.chunk_id for c in chunks], vectors=("sentences",))
     for chunk in chunks:
-        assert per_unit[chunk.chunk_id].shape == (max(1, len(chunk.sentences)), 384)
+        assert stored[chunk.chunk_id].vectors["sentences"].shape == (
+            max(1, len(chunk.sentences)),
+            384,
+        )
     assert any(c.kind == "table" for c in chunks)
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import date
 
 from docent.contracts import Chunk, Embedder
-from ingest.vector_store import QdrantIndex
+from store.protocol import ChunkIndex
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -48,7 +48,7 @@ def make_chunk(
     )
 
 
-def write_chunks(index: QdrantIndex, embedder: Embedder, chunks: Sequence[Chunk]) -> None:
+def write_chunks(index: ChunkIndex, embedder: Embedder, chunks: Sequence[Chunk]) -> None:
     """What ingest writes: the chunk vector and one vector per sentence, aligned."""
     vectors = embedder.embed([c.embed_text for c in chunks])
     sentences = [embedder.embed(list(c.sentences)) for c in chunks]

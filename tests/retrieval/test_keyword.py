@@ -8,15 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from qdrant_client import QdrantClient
 
 from docent.access import DEFAULT_LEVELS
 from docent.contracts import Principal
 from ingest.embedding import HashingEmbedder
-from ingest.vector_store import QdrantIndex
 from retrieval.errors import KeywordIndexError
 from retrieval.keyword import KeywordIndex, build_snapshot
 from retrieval.permissions import keyword_mask
+from store.edge import EdgeIndex
 from tests.retrieval.corpus import make_chunk, write_chunks
 
 EMBEDDER = HashingEmbedder(64)
@@ -41,13 +40,11 @@ CHUNKS = (
 
 
 @pytest.fixture
-def index() -> Iterator[QdrantIndex]:
-    client = QdrantClient(":memory:")
-    index = QdrantIndex(client, "kw", EMBEDDER.model_name, EMBEDDER.dimension)
-    index.ensure_collection()
+def index(tmp_path: Path) -> Iterator[EdgeIndex]:
+    index = EdgeIndex(tmp_path / "index" / "kw", EMBEDDER.model_name, EMBEDDER.dimension)
     write_chunks(index, EMBEDDER, CHUNKS)
     yield index
-    client.close()
+    index.close()
 
 
 def search(kw: KeywordIndex, query: str, principal: Principal, limit: int) -> list[str]:
@@ -55,7 +52,7 @@ def search(kw: KeywordIndex, query: str, principal: Principal, limit: int) -> li
     return [c.chunk_id for c, _ in kw.search(query, mask, limit)]
 
 
-def test_mask_is_applied_before_top_k(index: QdrantIndex, data_dir: Path) -> None:
+def test_mask_is_applied_before_top_k(index: EdgeIndex, data_dir: Path) -> None:
     kw = KeywordIndex(index, data_dir)
     kw.refresh(1)
     # Unmasked, the six confidential chunks own the top of the ranking...
@@ -69,7 +66,7 @@ def test_mask_is_applied_before_top_k(index: QdrantIndex, data_dir: Path) -> Non
     assert search(kw, SECRET, Principal("c", "confidential"), 2)[0].startswith("bonus.md#")
 
 
-def test_chunks_sharing_no_term_are_never_hits(index: QdrantIndex, data_dir: Path) -> None:
+def test_chunks_sharing_no_term_are_never_hits(index: EdgeIndex, data_dir: Path) -> None:
     kw = KeywordIndex(index, data_dir)
     kw.refresh(1)
     assert search(kw, "annual leave", EMPLOYEE, 50) == ["leave.md#0"]
@@ -79,7 +76,7 @@ def test_chunks_sharing_no_term_are_never_hits(index: QdrantIndex, data_dir: Pat
     assert results and all(score > 0 for _, score in results)
 
 
-def test_codes_and_heading_paths_are_searchable(index: QdrantIndex, data_dir: Path) -> None:
+def test_codes_and_heading_paths_are_searchable(index: EdgeIndex, data_dir: Path) -> None:
     kw = KeywordIndex(index, data_dir)
     kw.refresh(1)
     assert search(kw, "7.3(b)", EMPLOYEE, 3)[0] == "procurement.md#0"
@@ -87,7 +84,7 @@ def test_codes_and_heading_paths_are_searchable(index: QdrantIndex, data_dir: Pa
     assert search(kw, "retirement savings", EMPLOYEE, 3) == ["benefits.md#0"]  # heading only
 
 
-def test_snapshot_is_persisted_per_version_and_reloaded(index: QdrantIndex, data_dir: Path) -> None:
+def test_snapshot_is_persisted_per_version_and_reloaded(index: EdgeIndex, data_dir: Path) -> None:
     kw = KeywordIndex(index, data_dir)
     kw.refresh(1)
     path = data_dir / "keyword" / "kw-v1.pkl"
@@ -106,7 +103,7 @@ def test_snapshot_is_persisted_per_version_and_reloaded(index: QdrantIndex, data
     assert (data_dir / "keyword" / "kw-v2.pkl").exists()
 
 
-def test_a_new_ingest_is_seen_after_the_version_moves(index: QdrantIndex, data_dir: Path) -> None:
+def test_a_new_ingest_is_seen_after_the_version_moves(index: EdgeIndex, data_dir: Path) -> None:
     kw = KeywordIndex(index, data_dir)
     first = kw.refresh(1)
     assert kw.refresh(1) is first  # same version: no I/O, same snapshot
@@ -123,7 +120,25 @@ def test_a_new_ingest_is_seen_after_the_version_moves(index: QdrantIndex, data_d
     assert files == ["kw-v2.pkl", "kw-v3.pkl"]
 
 
-def test_stale_or_corrupt_files_are_rebuilt(index: QdrantIndex, data_dir: Path) -> None:
+def test_past_the_inline_size_the_previous_version_serves_while_the_new_one_builds(
+    index: EdgeIndex, data_dir: Path
+) -> None:
+    kw = KeywordIndex(index, data_dir, inline_max_chunks=0)
+    assert kw.refresh(1).version == 1  # nothing to serve yet: built inline
+    write_chunks(index, EMBEDDER, [make_chunk("parking.md", 0, "Parking permits from Facilities.")])
+    served = kw.refresh(2)  # returns at once with the previous version...
+    assert served.version == 1
+    kw.wait_built(timeout=60)  # ...while version 2 builds on a background thread
+    assert kw.refresh(2).version == 2
+    assert search(kw, "parking permits", EMPLOYEE, 5) == ["parking.md#0"]
+    # Asked to wait (app start), it builds inline whatever the size.
+    index.delete_source("parking.md")
+    assert kw.refresh(3, wait=True).version == 3
+    assert search(kw, "parking permits", EMPLOYEE, 5) == []
+    kw.close()
+
+
+def test_stale_or_corrupt_files_are_rebuilt(index: EdgeIndex, data_dir: Path) -> None:
     kw = KeywordIndex(index, data_dir)
     kw.refresh(5)
     # A database reset reuses version 5 over a different corpus: the count guard notices.
@@ -140,7 +155,7 @@ def test_stale_or_corrupt_files_are_rebuilt(index: QdrantIndex, data_dir: Path) 
     assert kw.path(6).read_bytes()[:2] == b"\x80\x05" and kw.path(6).stat().st_size > 100
 
 
-def test_bad_use_is_refused(index: QdrantIndex, data_dir: Path) -> None:
+def test_bad_use_is_refused(index: EdgeIndex, data_dir: Path) -> None:
     kw = KeywordIndex(index, data_dir)
     with pytest.raises(KeywordIndexError, match="refresh"):
         kw.search("leave", np.ones(1, dtype=np.bool_), 5)
@@ -154,14 +169,12 @@ def test_bad_use_is_refused(index: QdrantIndex, data_dir: Path) -> None:
 
 
 def test_an_empty_collection_searches_to_nothing(data_dir: Path) -> None:
-    client = QdrantClient(":memory:")
-    empty = QdrantIndex(client, "empty", EMBEDDER.model_name, EMBEDDER.dimension)
-    empty.ensure_collection()
+    empty = EdgeIndex(data_dir / "index" / "empty", EMBEDDER.model_name, EMBEDDER.dimension)
     kw = KeywordIndex(empty, data_dir)
     kw.refresh(0)
     assert kw.chunks == ()
     assert kw.search("leave", np.zeros(0, dtype=np.bool_), 5) == []
-    client.close()
+    empty.close()
 
 
 def test_top_k_ordering_is_by_score_then_chunk_id() -> None:

@@ -9,16 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 from numpy.typing import NDArray
-from qdrant_client import QdrantClient
 
 from docent.contracts import Hit, Principal
 from docent.errors import ConfigError
 from docent.wiring import Services
 from ingest.embedding import HashingEmbedder
-from ingest.vector_store import QdrantIndex
 from retrieval.errors import RerankerUnavailable
 from retrieval.query_cache import QueryVectorCache
 from retrieval.rerank import CrossEncoderReranker, SentenceReranker, passage, query_codes
+from store.edge import EdgeIndex
 from tests.retrieval.conftest import make_settings, variant
 from tests.retrieval.corpus import CORPUS, make_chunk, write_chunks
 
@@ -100,11 +99,9 @@ def test_query_codes(query: str, codes: set[str]) -> None:
     assert query_codes(query) == codes
 
 
-def test_a_chunk_deleted_mid_query_is_dropped() -> None:
+def test_a_chunk_deleted_mid_query_is_dropped(tmp_path: Path) -> None:
     embedder = HashingEmbedder(64)
-    client = QdrantClient(":memory:")
-    index = QdrantIndex(client, "rr", embedder.model_name, embedder.dimension)
-    index.ensure_collection()
+    index = EdgeIndex(tmp_path / "rr", embedder.model_name, embedder.dimension)
     kept = make_chunk("a.md", 0, "Annual leave is 25 days. Carry over 5.")
     gone = make_chunk("b.md", 0, "Annual leave was 20 days.")
     write_chunks(index, embedder, [kept, gone])
@@ -114,7 +111,7 @@ def test_a_chunk_deleted_mid_query_is_dropped() -> None:
     )
     assert [h.chunk.chunk_id for h in out] == ["a.md#0"]
     assert out[0].best_sentence == "Annual leave is 25 days."
-    client.close()
+    index.close()
     with pytest.raises(ValueError, match="sentence_weight"):
         SentenceReranker(embedder, index, sentence_weight=1.5)
 

@@ -288,3 +288,51 @@ def test_a_new_ingest_is_seen_by_a_long_lived_searcher(
         assert (tmp_path / "data" / "keyword" / f"docent-v{version}.pkl").exists()
     finally:
         services.close()
+
+
+def test_a_question_during_a_keyword_rebuild_runs_on_the_previous_version_without_leaks(
+    tmp_path: Path, bundled_embedder: Embedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    from retrieval.keyword import KeywordIndex
+
+    services = Services(make_settings(tmp_path / "data"), bundled_embedder)
+    try:
+        write_chunks(services.index, bundled_embedder, CORPUS)
+        bump(services)
+        s = services.settings
+        keyword = KeywordIndex(services.index, s.data_dir, inline_max_chunks=0)
+        searcher = Searcher(
+            services.index,
+            services.query_embedder,
+            keyword,
+            services.reranker,
+            services.sessions,
+            levels=s.access_levels,
+            leg_top_n=s.leg_top_n,
+            fused_top_m=s.fused_top_m,
+            rrf_k=s.rrf_k,
+            top_k=s.top_k,
+            threshold=s.relevance_threshold,
+            include_pending=s.include_pending,
+        )
+        assert searcher.warm() == 1
+        leave = searcher.search("How many days of annual leave do I get?", EMPLOYEE)
+        leave_ids = {cid for cid in leave.stages["bm25"] if cid.startswith("leave.md")}
+        assert leave_ids
+        # An ingest re-marks the leave policy confidential; the version moves.
+        services.index.set_payload("leave.md", {"access_level": "confidential"})
+        version = bump(services)
+        during = searcher.search("How many days of annual leave do I get?", EMPLOYEE)
+        # The question did not wait: BM25 ran on version 1 (it still lists leave.md as
+        # employee), yet nothing of leave.md reaches the employee from any stage.
+        assert during.index_version == version
+        assert keyword.snapshot.version in (1, version)
+        assert not leave_ids & everywhere(during)
+        assert "permission filter let chunk" not in caplog.text  # filtered, not caught late
+        keyword.wait_built(timeout=120)
+        assert keyword.snapshot.version == version
+        after = searcher.search("How many days of annual leave do I get?", CONFIDENTIAL)
+        assert leave_ids & set(after.stages["bm25"])
+        keyword.close()
+    finally:
+        services.close()

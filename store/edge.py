@@ -1,0 +1,414 @@
+"""``EdgeIndex``: the chunk index embedded in the process with Qdrant Edge (qdrant-edge-py,
+the Qdrant engine in Rust; no server). The default when ``DOCENT_QDRANT_URL`` is unset.
+
+On disk, under ``<data_dir>/index/<name>/``:
+
+- ``shard/``: the Edge shard (segments, payload indexes, write-ahead log). Every write is in
+  the WAL before ``update`` returns, so a process killed mid-ingest reopens to a consistent
+  shard holding every acknowledged write; an interrupted batch is completed by re-ingest
+  (point ids are stable).
+- ``index.json``: the embedding model and dimension the shard was built with.
+- ``LOCK``: one process owns the shard. Held with ``flock`` for the life of the index and
+  naming the owner's pid, so a second opener is told who holds it instead of failing
+  inside the engine.
+
+Search is exact (a scan of the payload-filtered points) until a segment passes the
+optimizer's indexing threshold; ``optimize()`` then builds the HNSW graph. It blocks, so it
+runs on a background thread, never on the request path (queries keep running meanwhile),
+once there are ``hnsw_min_points`` points with enough of them unindexed and writes have
+paused for ``quiet_s`` (so a bulk ingest is not slowed by it). An index closed before the
+build started starts it again on the next open.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+import qdrant_edge as qe
+from numpy.typing import NDArray
+
+from docent.contracts import Chunk
+from store.access import PENDING, AccessFilter
+from store.errors import IndexUnavailable, ModelMismatch
+from store.ids import (
+    CHUNK_VECTOR,
+    INDEXED_FIELDS,
+    SEARCH_PAYLOAD_EXCLUDES,
+    SENTENCE_VECTOR,
+    VECTOR_NAMES,
+    point_id,
+)
+from store.lock import FolderLock
+from store.protocol import StoredChunk, check_upsert, chunk_order
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+FORMAT = 1
+# HNSW graph for the chunk vector: Qdrant's defaults. The optimizer indexes a segment once
+# it holds more than INDEXING_THRESHOLD_KB of vectors (~13k 384-d chunk vectors); smaller
+# segments are scanned exactly, which measured faster than HNSW below ~20k points here.
+HNSW_M = 16
+HNSW_EF_CONSTRUCT = 100
+FULL_SCAN_THRESHOLD_KB = 10_000
+INDEXING_THRESHOLD_KB = 20_000
+
+
+def edge_filter(access: AccessFilter) -> qe.Filter:
+    """The access filter as an Edge filter object (the same shape as ``server_filter``)."""
+    if access.denies_all:
+        return qe.Filter(must=[qe.FieldCondition("access_level", match=qe.MatchAny([]))])
+    options: list[Any] = [qe.IsEmptyCondition("groups")]
+    if access.groups:
+        options.append(qe.FieldCondition("groups", match=qe.MatchAny(sorted(access.groups))))
+    must: list[Any] = [
+        qe.FieldCondition("access_level", match=qe.MatchAny(list(access.levels))),
+        qe.Filter(should=options),
+    ]
+    must_not: list[Any] = []
+    if not access.include_pending:
+        must_not.append(qe.FieldCondition("status", match=qe.MatchValue(PENDING)))
+    if access.exclude_chunk_ids:
+        must_not.append(qe.HasIdCondition({point_id(c) for c in access.exclude_chunk_ids}))
+    return qe.Filter(must=must, must_not=must_not or None)
+
+
+def _vectors(chunk: NDArray[np.float32], sentences: NDArray[np.float32]) -> Any:
+    return {
+        CHUNK_VECTOR: np.ascontiguousarray(chunk, dtype=np.float32),
+        SENTENCE_VECTOR: np.ascontiguousarray(sentences, dtype=np.float32),
+    }
+
+
+def _by_source(source: str) -> qe.Filter:
+    return qe.Filter(must=[qe.FieldCondition("source", match=qe.MatchValue(source))])
+
+
+class EdgeIndex:
+    def __init__(
+        self,
+        folder: Path,
+        model_name: str,
+        dimension: int,
+        *,
+        hnsw_min_points: int = 20_000,
+        quiet_s: float = 3.0,
+    ) -> None:
+        if dimension <= 0:
+            raise ValueError("dimension must be greater than 0")
+        if hnsw_min_points < 0 or quiet_s < 0:
+            raise ValueError("hnsw_min_points and quiet_s must be 0 or more")
+        self.folder = Path(folder)
+        self.name = self.folder.name
+        self.model_name = model_name
+        self.dimension = dimension
+        self.hnsw_min_points = hnsw_min_points
+        self.quiet_s = quiet_s
+        self._last_write = 0.0
+        self._closing = threading.Event()
+        self._lock = FolderLock(self.folder)
+        self._shard: Any = None
+        self._optimizing: threading.Thread | None = None
+        self._guard = threading.Lock()
+        self.last_optimize_s: float | None = None
+
+    # --- opening -------------------------------------------------------------------------
+    @property
+    def shard_path(self) -> Path:
+        return self.folder / "shard"
+
+    @property
+    def meta_path(self) -> Path:
+        return self.folder / "index.json"
+
+    def ensure(self) -> None:
+        if self._shard is not None:
+            return
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            log.warning("cannot create %s: %s", self.folder, exc)
+            raise IndexUnavailable(f"cannot create the index folder {self.folder}") from exc
+        self._lock.acquire()
+        try:
+            self._check_model()
+            self._shard = self._open_shard()
+        except BaseException:
+            self._lock.release()
+            raise
+        self._maybe_optimize()  # a shard written by a process that stopped before its build
+
+    def _check_model(self) -> None:
+        if self.meta_path.exists():
+            try:
+                meta = json.loads(self.meta_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                log.warning("unreadable %s: %s", self.meta_path, exc)
+                meta = {}
+            model, dim = meta.get("embedding_model"), meta.get("dimension")
+            if model != self.model_name or dim != self.dimension:
+                raise ModelMismatch(
+                    f"index {self.name!r} was built with {model!r} ({dim}-d); the configured "
+                    f"embedder is {self.model_name!r} ({self.dimension}-d). Use the same "
+                    "model, or set DOCENT_COLLECTION to a new name and reindex."
+                )
+            return
+        tmp = self.meta_path.with_suffix(".tmp")
+        tmp.write_text(
+            json.dumps(
+                {"format": FORMAT, "embedding_model": self.model_name, "dimension": self.dimension}
+            ),
+            encoding="utf-8",
+        )
+        os.replace(tmp, self.meta_path)
+
+    def _config(self) -> qe.EdgeConfig:
+        return qe.EdgeConfig(
+            vectors={
+                CHUNK_VECTOR: qe.EdgeVectorParams(size=self.dimension, distance=qe.Distance.Cosine),
+                SENTENCE_VECTOR: qe.EdgeVectorParams(
+                    size=self.dimension,
+                    distance=qe.Distance.Cosine,
+                    multivector_config=qe.MultiVectorConfig(qe.MultiVectorComparator.MaxSim),
+                    # Read by id only (the reranker): no graph (48 s vs 332 s at 50k).
+                    hnsw_config=qe.HnswIndexConfig(
+                        m=0, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=0
+                    ),
+                ),
+            },
+            hnsw_config=qe.HnswIndexConfig(
+                m=HNSW_M,
+                ef_construct=HNSW_EF_CONSTRUCT,
+                full_scan_threshold=FULL_SCAN_THRESHOLD_KB,
+            ),
+            optimizers=qe.EdgeOptimizersConfig(indexing_threshold=INDEXING_THRESHOLD_KB),
+        )
+
+    def _open_shard(self) -> Any:
+        path = self.shard_path
+        fresh = not path.exists() or not any(path.iterdir())
+
+        def open_it() -> Any:
+            if fresh:
+                shard = qe.EdgeShard.create(str(path), self._config())
+                for key in INDEXED_FIELDS:
+                    shard.update(
+                        qe.UpdateOperation.create_field_index(key, qe.PayloadSchemaType.Keyword)
+                    )
+                shard.flush()
+                return shard
+            return qe.EdgeShard.load(str(path))
+
+        try:
+            return open_it()
+        except Exception as exc:  # the engine raises bare Exception with its own text
+            log.warning("cannot open the Edge shard at %s: %s", path, exc)
+            raise IndexUnavailable(
+                f"the index in {path} could not be opened; if it is damaged, move it aside "
+                "and rebuild it with `docent reindex`"
+            ) from exc
+
+    @property
+    def shard(self) -> Any:
+        if self._shard is None:
+            self.ensure()
+        return self._shard
+
+    # --- writes --------------------------------------------------------------------------
+    def upsert(
+        self,
+        chunks: Sequence[Chunk],
+        chunk_vectors: NDArray[np.float32],
+        sentence_vectors: Sequence[NDArray[np.float32]],
+    ) -> None:
+        rows = check_upsert(chunks, chunk_vectors, sentence_vectors, self.dimension)
+        if not chunks:
+            return
+        # The engine takes float32 arrays as they are (twice as fast as lists here).
+        points = [
+            qe.Point(point_id(chunk.chunk_id), _vectors(vec, sent), chunk.to_payload())
+            for chunk, vec, sent in zip(chunks, chunk_vectors, rows, strict=True)
+        ]
+        self._update(qe.UpdateOperation.upsert_points(points))
+        self._maybe_optimize()
+
+    def delete_source(self, source: str) -> None:
+        self._update(qe.UpdateOperation.delete_points_by_filter(_by_source(source)))
+
+    def delete_ids(self, chunk_ids: Sequence[str]) -> None:
+        if chunk_ids:
+            self._update(qe.UpdateOperation.delete_points([point_id(c) for c in chunk_ids]))
+
+    def set_payload(self, source: str, values: Mapping[str, Any]) -> None:
+        self._update(qe.UpdateOperation.set_payload_by_filter(_by_source(source), dict(values)))
+
+    def _update(self, operation: Any) -> None:
+        shard = self.shard
+        self._last_write = time.monotonic()
+        self._call(lambda: shard.update(operation))
+        self._last_write = time.monotonic()
+
+    # --- HNSW, off the request path ------------------------------------------------------
+    def optimize(self) -> float:
+        """Build the HNSW graph for segments past the indexing threshold (blocks); returns
+        the seconds it took."""
+        shard = self.shard
+        started = time.perf_counter()
+        self._call(lambda: shard.optimize())
+        self.last_optimize_s = time.perf_counter() - started
+        return self.last_optimize_s
+
+    def optimizing(self) -> bool:
+        return self._optimizing is not None and self._optimizing.is_alive()
+
+    def wait_optimized(self, timeout: float | None = None) -> None:
+        thread = self._optimizing
+        if thread is not None:
+            thread.join(timeout)
+
+    def _maybe_optimize(self) -> None:
+        if self.hnsw_min_points == 0:
+            return
+        with self._guard:
+            if self.optimizing():
+                return
+            shard = self._shard
+            if shard is None:
+                return
+            info = self._call(lambda: shard.info())
+            unindexed = int(info.points_count) - int(info.indexed_vectors_count)
+            if info.points_count < self.hnsw_min_points or unindexed < self.hnsw_min_points // 4:
+                return
+
+            def run() -> None:
+                # Wait until writes pause (a bulk ingest is not slowed by the build), and
+                # give up if the index closes first: the next open starts it again.
+                while not self._closing.is_set():
+                    idle = time.monotonic() - self._last_write
+                    if idle >= self.quiet_s:
+                        break
+                    self._closing.wait(self.quiet_s - idle)
+                if self._closing.is_set():
+                    return
+                try:
+                    took = self.optimize()
+                    log.info("index %s: HNSW built in %.1f s", self.name, took)
+                except IndexUnavailable:
+                    log.warning("index %s: background optimize failed", self.name)
+
+            self._optimizing = threading.Thread(target=run, name="edge-optimize", daemon=True)
+            self._optimizing.start()
+
+    # --- reads ---------------------------------------------------------------------------
+    def get(
+        self, chunk_ids: Sequence[str], *, vectors: Sequence[str] = ()
+    ) -> dict[str, StoredChunk]:
+        wanted = list(dict.fromkeys(c for c in chunk_ids if c))
+        if not wanted:
+            return {}
+        names = [v for v in vectors if v in VECTOR_NAMES]
+        shard = self.shard
+        records = self._call(
+            lambda: shard.retrieve(
+                [point_id(c) for c in wanted], with_payload=True, with_vector=names or False
+            )
+        )
+        out: dict[str, StoredChunk] = {}
+        for rec in records:
+            payload = rec.payload
+            if not payload or payload.get("chunk_id") not in wanted:
+                continue
+            got = rec.vector if isinstance(rec.vector, dict) else {}
+            chunk = Chunk.from_payload(payload)
+            out[chunk.chunk_id] = StoredChunk(
+                chunk, {n: np.asarray(got[n], dtype=np.float32) for n in names if n in got}
+            )
+        return out
+
+    def scroll(
+        self, *, source: str | None = None, access: AccessFilter | None = None, batch: int = 512
+    ) -> Iterator[Chunk]:
+        if batch <= 0:
+            raise ValueError("batch must be greater than 0")
+        must: list[Any] = []
+        if source is not None:
+            must.append(_by_source(source))
+        if access is not None:
+            must.append(edge_filter(access))
+        query_filter = qe.Filter(must=must) if must else None
+        shard = self.shard
+        offset: Any = None
+        while True:
+            request = qe.ScrollRequest(
+                offset=offset,
+                limit=batch,
+                filter=query_filter,
+                with_payload=True,
+                with_vector=False,
+            )
+            page: tuple[list[Any], Any] = self._call(partial(shard.scroll, request))
+            records, offset = page
+            for rec in records:
+                yield Chunk.from_payload(rec.payload or {})
+            if offset is None:
+                return
+
+    def chunks_of(self, source: str) -> list[Chunk]:
+        return chunk_order(list(self.scroll(source=source)))
+
+    def count(self, *, access: AccessFilter | None = None) -> int:
+        request = qe.CountRequest(
+            filter=edge_filter(access) if access is not None else None, exact=True
+        )
+        shard = self.shard
+        return int(self._call(lambda: shard.count(request)))
+
+    def search(
+        self, vector: NDArray[np.float32], access: AccessFilter, limit: int
+    ) -> list[tuple[Chunk, float]]:
+        if limit <= 0:
+            raise ValueError("limit must be greater than 0")
+        if access.denies_all:
+            return []
+        query = np.asarray(vector, dtype=np.float32)
+        if query.shape != (self.dimension,):
+            raise ValueError(f"query vector must have {self.dimension} dimensions")
+        request = qe.QueryRequest(
+            limit=limit,
+            query=qe.Query.Nearest(query.tolist(), using=CHUNK_VECTOR),
+            filter=edge_filter(access),
+            with_payload=qe.PayloadSelector.Exclude(list(SEARCH_PAYLOAD_EXCLUDES)),
+        )
+        shard = self.shard
+        points = self._call(lambda: shard.query(request))
+        return [(Chunk.from_payload(p.payload or {}), float(p.score)) for p in points]
+
+    def close(self) -> None:
+        self._closing.set()
+        self.wait_optimized()  # a build under way finishes; one still waiting is dropped
+        if self._shard is not None:
+            shard, self._shard = self._shard, None
+            try:
+                shard.flush()
+                shard.close()
+            except Exception as exc:  # closing must not raise over the caller's own error
+                log.warning("closing the Edge shard at %s: %s", self.shard_path, exc)
+        self._lock.release()
+
+    def _call(self, fn: Callable[[], T]) -> T:
+        try:
+            return fn()
+        except (ValueError, TypeError):
+            raise
+        except Exception as exc:  # the engine raises bare Exception with its own text
+            log.warning("Edge call on %s failed: %s", self.shard_path, exc)
+            raise IndexUnavailable("the vector index failed a call; try again shortly") from exc

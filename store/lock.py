@@ -1,0 +1,48 @@
+"""One process owns an embedded index: an ``flock`` on ``<folder>/LOCK`` held for the life
+of the index, with the owner's pid and command written in it, so a second opener is told who
+holds the folder and what to do instead of failing inside the engine."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sys
+from pathlib import Path
+from typing import IO
+
+from store.errors import IndexLocked
+
+
+class FolderLock:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._file: IO[str] | None = None
+
+    def acquire(self) -> None:
+        fh = (self.folder / "LOCK").open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            fh.seek(0)
+            owner = fh.read().strip() or "another process"
+            fh.close()
+            raise IndexLocked(
+                f"the index in {self.folder} is open in {owner}; one process owns the "
+                "embedded index. Stop that process (or ingest through it: `docent serve` "
+                "ingests uploads itself), or set DOCENT_QDRANT_URL to a Qdrant server to "
+                "share the index between processes."
+            ) from exc
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"process {os.getpid()} ({' '.join(_argv())})\n")
+        fh.flush()
+        self._file = fh
+
+    def release(self) -> None:
+        if self._file is not None:
+            fh, self._file = self._file, None
+            fh.close()  # closing the descriptor drops the flock
+
+
+def _argv() -> list[str]:
+    return [Path(sys.argv[0]).name, *sys.argv[1:3]] if sys.argv else ["python"]
