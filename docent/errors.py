@@ -61,6 +61,7 @@ class Unavailable(DocentError):
 SERVICE_BY_CODE: dict[str, str] = {
     "unavailable": "a service we depend on",
     "index_unavailable": "the vector index",
+    "index_locked": "the vector index",
     "keyword_index_unavailable": "the keyword index",
     "queue_unavailable": "the ingest queue",
     "llm_unavailable": "the language model endpoint",

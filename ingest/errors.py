@@ -40,6 +40,12 @@ class IngestFileError(InvalidInput):
         self.reason = reason
 
 
+class DiskFull(IngestFileError):
+    """The data dir's disk has no room for the write; nothing was written."""
+
+    code = "disk_full"
+
+
 class UnsupportedFile(IngestFileError):
     code = "unsupported_file"
 

@@ -25,6 +25,7 @@ from docent.db.session import session_scope
 from docent.errors import InvalidInput, NotFound
 from ingest import jobs
 from ingest.batching import BATCH_TEXTS, Prepared, VectorMemo
+from ingest.disk import check_room, write_size
 from ingest.dispatch import celery_dispatch
 from ingest.errors import EmptyDocument, IngestError, IngestFileError, QueueUnavailable, Refused
 from ingest.faults import Failed, Transient, attempt
@@ -282,6 +283,10 @@ class Ingestor:
 
     def _write(self, prepared: Prepared) -> WriteResult:
         embedded = self._vectors().embedded(prepared.chunks)
+        need = write_size(list(prepared.chunks), embedded.chunk_vectors.shape[1])
+        check_room(
+            self._settings.data_dir, prepared.task.source, need, self._settings.min_free_disk_mb
+        )
         written = self.registry.write(
             prepared.meta, list(prepared.chunks), embedded, force=prepared.force
         )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import fcntl
 import os
 import sys
+import weakref
 from pathlib import Path
 from typing import IO
 
@@ -37,11 +38,14 @@ class FolderLock:
         fh.write(f"process {os.getpid()} ({' '.join(_argv())})\n")
         fh.flush()
         self._file = fh
+        # An index dropped without close() (a test's, a crashed command's) still lets go of
+        # the folder when it is collected, instead of leaving the descriptor to the GC.
+        self._finalizer = weakref.finalize(self, fh.close)
 
     def release(self) -> None:
         if self._file is not None:
-            fh, self._file = self._file, None
-            fh.close()  # closing the descriptor drops the flock
+            self._file = None
+            self._finalizer()  # closes the descriptor, which drops the flock
 
 
 def _argv() -> list[str]:

@@ -85,7 +85,7 @@ def test_redis_stopped_while_a_job_is_queued_then_a_retry_completes_it(
         settings.model_copy(update={"broker_url": own_redis.url}), embedder=bundled_embedder
     )
     try:
-        services.index.ensure_collection()
+        services.index.ensure()
         ingestor = services.ingestor
         job_id = ingestor.submit([corpus])
         assert ingestor.job_status(job_id)["state"] == "queued"

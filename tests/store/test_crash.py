@@ -50,8 +50,8 @@ def test_sigkill_mid_upsert_loses_no_acknowledged_write(
         if acked >= kill_after:
             break
     child.send_signal(signal.SIGKILL)  # in the middle of the next batch
-    child.wait(timeout=60)
-    assert child.returncode == -signal.SIGKILL, child.stderr.read() if child.stderr else ""
+    _, errors = child.communicate(timeout=60)  # reaps it and closes both pipes
+    assert child.returncode == -signal.SIGKILL, errors
     assert 0 < acked < total
 
     index = open_index(kind, tmp_path)
