@@ -15,7 +15,6 @@ Both run on the dev split only; the test split is reported, never fitted.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -118,8 +117,9 @@ def as_weights(vector: NDArray[np.float64], min_score: float) -> Weights:
         lexical=round(named["lexical"], 3),
         fit=round(named["fit"], 3),
         title=round(named["title"], 3),
-        meta=round(-named["meta"], 3),
-        rank=round(-named["rank"], 3),
+        # Penalties only ever lower a score: a fit that would reward them is clamped at 0.
+        meta=round(max(-named["meta"], 0.0), 3),
+        rank=round(max(-named["rank"], 0.0), 3),
         min_score=min_score,
     )
 
@@ -135,8 +135,8 @@ def sweep_min_score(
     weights' margins as given)."""
     from dataclasses import replace
 
-    from evals.runner import Grader, ReplaySearcher, chunk_refs, principal_for
-    from generate.ask import Asker, ask_json
+    from evals.runner import Grader, chunk_refs, principal_for, replay_asker, replay_search
+    from generate.ask import ask_json
     from generate.extractive import ExtractiveGenerator
 
     s = services.settings
@@ -145,23 +145,9 @@ def sweep_min_score(
     graded: dict[float, list[tuple[Case, Column]]] = {m: [] for m in min_scores}
     for case in cases:
         principal = principal_for(case)
-        found = services.searcher.search(
-            case.q,
-            principal,
-            top_k=max(s.fused_top_m, s.top_k),
-            threshold=-math.inf,
-            exclude_chunk_ids=case.exclude_chunk_ids,
-        )
-        replay = ReplaySearcher((*found.hits, *found.cut), found, s.top_k)
+        replay = replay_search(services, case)
         for m, generator in generators.items():
-            asker = Asker(
-                replay,
-                generator,
-                None,
-                budget_tokens=s.prompt_token_budget,
-                levels=s.access_levels,
-                default_owner=s.default_handoff_queue,
-            )
+            asker = replay_asker(services, replay, generator)
             output = ask_json(asker.ask(case.q, principal, threshold=s.relevance_threshold))
             column, _, _ = grader.grade_output(case, output)
             graded[m].append((case, column))

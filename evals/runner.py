@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from docent.settings import Settings
     from docent.wiring import Services
     from generate.ask import Asker, AskResult
+    from generate.protocols import Generator
     from retrieval.searcher import SearchResult
 
 RANKED_KEEP = 10  # the reranked list kept per row, for recall@10
@@ -234,6 +235,34 @@ class ReplaySearcher:
         )
 
 
+def replay_search(services: Services, case: Case) -> ReplaySearcher:
+    """One search for ``case`` with no threshold, kept for re-running the rest of the chain."""
+    s = services.settings
+    found = services.searcher.search(
+        case.q,
+        principal_for(case),
+        top_k=max(s.fused_top_m, s.top_k),
+        threshold=-math.inf,
+        exclude_chunk_ids=case.exclude_chunk_ids,
+    )
+    return ReplaySearcher((*found.hits, *found.cut), found, s.top_k)
+
+
+def replay_asker(services: Services, replay: ReplaySearcher, generator: Generator) -> Asker:
+    """An asker over a replayed search (no trace store): gate, render, generate, checks."""
+    from generate.ask import Asker
+
+    s = services.settings
+    return Asker(
+        replay,
+        generator,
+        None,
+        budget_tokens=s.prompt_token_budget,
+        levels=s.access_levels,
+        default_owner=s.default_handoff_queue,
+    )
+
+
 def sweep_cases(
     services: Services,
     cases: Sequence[Case],
@@ -241,29 +270,13 @@ def sweep_cases(
     progress: Progress | None = None,
 ) -> dict[float, list[tuple[str, str, Column]]]:
     """threshold -> (stratum, outcome, column) per case."""
-    from generate.ask import Asker, ask_json
+    from generate.ask import ask_json
 
-    s = services.settings
-    grader = Grader(chunk_refs(services), s.access_levels)
+    grader = Grader(chunk_refs(services), services.settings.access_levels)
     graded: dict[float, list[tuple[str, str, Column]]] = {t: [] for t in thresholds}
     for case in cases:
         principal = principal_for(case)
-        found = services.searcher.search(
-            case.q,
-            principal,
-            top_k=max(s.fused_top_m, s.top_k),
-            threshold=-math.inf,
-            exclude_chunk_ids=case.exclude_chunk_ids,
-        )
-        replay = ReplaySearcher((*found.hits, *found.cut), found, s.top_k)
-        asker = Asker(
-            replay,
-            services.generator,
-            None,
-            budget_tokens=s.prompt_token_budget,
-            levels=s.access_levels,
-            default_owner=s.default_handoff_queue,
-        )
+        asker = replay_asker(services, replay_search(services, case), services.generator)
         for t in thresholds:
             output = ask_json(asker.ask(case.q, principal, threshold=t))
             column, _, _ = grader.grade_output(case, output)

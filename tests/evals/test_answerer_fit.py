@@ -49,6 +49,8 @@ def test_weights_are_scaled_to_the_semantic_weight_with_penalties_positive() -> 
     w = as_weights(vector, 1.5)
     assert (w.semantic, w.block, w.lexical, w.fit, w.title) == (1.0, 0.5, 0.25, 0.2, 0.1)
     assert (w.meta, w.rank, w.min_score) == (0.5, 0.01, 1.5)
+    rewarded = as_weights(np.array([1.0, 0, 0, 0, 0, 0.3, 0.05]), 1.0)
+    assert (rewarded.meta, rewarded.rank) == (0.0, 0.0)  # a penalty never rewards
     with pytest.raises(ValueError, match="semantic"):
         as_weights(np.array([-1.0, 1, 1, 1, 1, 1, 1]), 1.0)
 

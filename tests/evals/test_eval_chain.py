@@ -277,3 +277,17 @@ def test_retrieval_stage_table(cli_env: Path, cases_file: Path) -> None:
         assert all(0.0 <= float(v) <= 1.0 for v in cells[2:])
     fused = next(line for line in output.splitlines() if line.startswith("| fused + rerank |"))
     assert float(fused.strip("|").split("|")[4]) == 1.0  # section recall@10
+
+
+def test_fit_answerer_fits_on_dev_and_refuses_the_test_split(
+    cli_env: Path, cases_file: Path, workdir: Path
+) -> None:
+    out = workdir / "fit.md"
+    code, output = invoke("eval", "fit-answerer", str(cases_file), "--quiet", "--out", str(out))
+    assert code == 0, output
+    report = out.read_text(encoding="utf-8")
+    assert report.startswith("Answerer fit on the dev split of cases.jsonl")
+    assert "semantic = 1.0" in report  # the weights are scaled to the semantic weight
+    assert "◀ chosen" in report and "min_score" in report
+    code, output = invoke("eval", "fit-answerer", str(cases_file), "--split", "test")
+    assert code != 0 and "test split is only reported" in output
