@@ -31,12 +31,13 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from docent.contracts import Ambiguous, Answered, Hit, InsufficientEvidence, Outcome
+from docent.contracts import Answered, Hit, InsufficientEvidence, Outcome
 from docent.versions import VersionRequest, names_version, version_request
 from generate.answer_types import Expectation, expect, wants_figure
 from generate.figures import answer_figures
 from generate.outcomes import answered
 from generate.protocols import Generation
+from generate.quoting import ambiguous, cite, differ_in_figures
 from generate.tables import cells, row_reading, superlative_row
 from generate.text import content_words
 from generate.unit_scoring import (
@@ -173,7 +174,7 @@ class ExtractiveGenerator:
                 f" (effective {chunk.effective_date.isoformat()})" if chunk.effective_date else ""
             )
             text = _quote_text(scored)
-            answer.append(f"{label}{when}: {_cite(text, chunk.chunk_id)}")
+            answer.append(f"{label}{when}: {cite(text, chunk.chunk_id)}")
             quotes.append((chunk.chunk_id, text))
         return answered("\n".join(answer), quotes, hits)
 
@@ -198,14 +199,14 @@ class ExtractiveGenerator:
             if len(chosen) == 1:
                 items = chosen
             texts = [s.unit.text for s in items]
-            if wants_figure(expectation) and len(texts) >= 2 and _differ_in_figures(texts):
-                return _ambiguous(texts, [t.split(":", 1)[0] for t in texts])
+            if wants_figure(expectation) and len(texts) >= 2 and differ_in_figures(texts):
+                return ambiguous(texts, [t.split(":", 1)[0] for t in texts])
             quote = "\n".join([best.unit.text, *texts])
             return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
         picked = [best, *self._companions(best, block, expectation)]
         picked.sort(key=lambda s: s.unit.index)
         quote = " ".join(s.unit.text for s in picked)
-        answer = " ".join(_cite(s.unit.text, cid) for s in picked)
+        answer = " ".join(cite(s.unit.text, cid) for s in picked)
         return answered(answer, [(cid, quote)], hits)
 
     def _with_runner_up(
@@ -236,7 +237,7 @@ class ExtractiveGenerator:
         second = max(others, key=lambda s: s.score)
         cid = second.unit.hit.chunk.chunk_id
         quotes = [(c.id, c.quote) for c in outcome.citations] + [(cid, second.unit.text)]
-        return answered(f"{outcome.answer}\n{_cite(second.unit.text, cid)}", quotes, hits)
+        return answered(f"{outcome.answer}\n{cite(second.unit.text, cid)}", quotes, hits)
 
     def _companions(
         self, best: Scored, block: list[Scored], expectation: Expectation
@@ -295,7 +296,7 @@ class ExtractiveGenerator:
         ties = [s for s in rows if s.own - header_words == specific and s.own == best.own]
         if not specific and len(ties) >= 2:
             readings = [row_reading(header, s.unit.text) for s in ties[:3]]
-            return _ambiguous(readings, [cells(s.unit.text)[0] for s in ties[:3]])
+            return ambiguous(readings, [cells(s.unit.text)[0] for s in ties[:3]])
         matched = sorted([s for s in ties if specific][:2] or [best], key=lambda s: s.unit.index)
         quote = "\n".join([header, *(s.unit.text for s in matched)])
         return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
@@ -353,7 +354,7 @@ def _chunk_number(hit: Hit) -> int:
 def _quote_block(units: Sequence[Scored], hits: Sequence[Hit]) -> Outcome:
     cid = units[0].unit.hit.chunk.chunk_id
     quote = " ".join(s.unit.text for s in units)
-    return answered(" ".join(_cite(s.unit.text, cid) for s in units), [(cid, quote)], hits)
+    return answered(" ".join(cite(s.unit.text, cid) for s in units), [(cid, quote)], hits)
 
 
 def _quote_text(scored: Scored) -> str:
@@ -361,32 +362,8 @@ def _quote_text(scored: Scored) -> str:
     return f"{unit.header}\n{unit.text}" if unit.header else unit.text
 
 
-def _differ_in_figures(items: Sequence[str]) -> bool:
-    figures = [frozenset(answer_figures(item)) for item in items]
-    return len({f for f in figures if f}) >= 2
-
-
-def _ambiguous(readings: Sequence[str], labels: Sequence[str]) -> Ambiguous:
-    """Up to three readings; the clarifying question names them by ``labels`` (a row's first
-    cell, an item's text before its colon) when those are short and distinct."""
-    labels = [label.strip() for label in labels[:3]]
-    if len(set(labels)) == len(labels) and all(0 < len(label) <= 40 for label in labels):
-        question = "Which one do you mean: " + ", ".join(labels[:-1]) + f" or {labels[-1]}?"
-    else:
-        question = "Which of these do you mean?"
-    return Ambiguous(tuple(readings[:3]), question)
-
-
 def _tier(hit: Hit) -> str:
     return hit.chunk.status if hit.chunk.status in TIERS else "current"
-
-
-def _cite(sentence: str, cid: str) -> str:
-    """``sentence`` with its marker before the final full stop: "… 14 days [id]."."""
-    body = sentence.rstrip()
-    if body.endswith((".", "!", "?")):
-        return f"{body[:-1]} [{cid}]{body[-1]}"
-    return f"{body} [{cid}]"
 
 
 def _raw(outcome: Outcome, considered: list[Scored]) -> str:

@@ -12,14 +12,14 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from sqlalchemy import select
 
-from docent.contracts import DocumentMeta, Principal
+from docent.contracts import Principal
 from docent.db.models import Document, JobFile
 from docent.db.session import session_scope
 from docent.errors import InvalidInput, NotFound
@@ -27,17 +27,10 @@ from ingest import jobs
 from ingest.batching import BATCH_TEXTS, Prepared, VectorMemo
 from ingest.disk import check_room, write_size
 from ingest.dispatch import celery_dispatch
-from ingest.errors import EmptyDocument, IngestError, IngestFileError, QueueUnavailable, Refused
+from ingest.errors import EmptyDocument, IngestError, IngestFileError, QueueUnavailable
 from ingest.faults import Failed, Transient, attempt
-from ingest.grant import own_audience, refusal, uploader_of
-from ingest.metadata import (
-    ManifestRow,
-    check_successors,
-    doc_id_for,
-    read_manifest,
-    resolve_metadata,
-)
-from ingest.registry import ContentChanged, Registry, WriteResult, document_summary, meta_from_row
+from ingest.registry import ContentChanged, Registry, WriteResult, document_summary
+from ingest.task_metadata import TaskMetadata
 
 if TYPE_CHECKING:
     from docent.wiring import Services
@@ -79,7 +72,7 @@ class Ingestor:
         if dispatch is None and self._settings.broker_url:
             self._dispatch = celery_dispatch(services)
         self.registry = Registry(self._sessions, lambda: services.index)
-        self._manifests: dict[tuple[str, int], dict[str, ManifestRow]] = {}
+        self._metadata = TaskMetadata(self.registry, self._settings, self._sessions, today)
         self._batch_texts = batch_texts
         self._memo: VectorMemo | None = None
         self._embedding = threading.RLock()
@@ -109,7 +102,7 @@ class Ingestor:
         if manifest is None:
             manifest = jobs.folder_manifest(paths)
         if manifest is not None:
-            self._manifest_rows(manifest)  # a malformed manifest fails the whole submit
+            self._metadata.manifest_rows(manifest)  # a malformed manifest fails the submit
         planned = jobs.plan_files(
             paths,
             root=root,
@@ -375,7 +368,7 @@ class Ingestor:
             raise IngestFileError(task.source, "no such file")
         parsed = partition_file(task.path, task.source)
         self._progress(task, 0.2)
-        meta = self._resolve(task, parsed.properties)
+        meta = self._metadata.resolve(task, parsed.properties)
         chunks = chunk_by_heading(
             parsed.elements,
             source=task.source,
@@ -396,63 +389,6 @@ class Ingestor:
                 return written
             # The content changed under us since classify: embed and write.
         return Prepared(task, meta, tuple(chunks), force, started)
-
-    def _resolve(self, task: jobs.FileTask, properties: Mapping[str, str]) -> DocumentMeta:
-        if task.kind == "reindex":
-            row = self.registry.get(task.source)
-            if row is None:
-                raise IngestFileError(task.source, "is no longer in the registry")
-            meta = meta_from_row(row)
-            if meta.status == "pending" and (
-                meta.effective_date is None or meta.effective_date <= self._today()
-            ):
-                meta = replace(meta, status="current")
-            return meta
-        manifest_row = None
-        manifest = task.params.get("manifest")
-        if manifest:
-            rows = self._manifest_rows(Path(manifest))
-            folder = Path(manifest).parent
-            key = (
-                task.path.relative_to(folder).as_posix()
-                if task.path.is_relative_to(folder)
-                else task.source
-            )
-            manifest_row = rows.get(key)
-        overrides = dict(task.params.get("overrides") or {})
-        levels = self._settings.access_levels
-        meta = resolve_metadata(
-            task.source,
-            doc_id_for(task.source),
-            properties,
-            manifest_row,
-            overrides,
-            levels=levels,
-            default_level=self._settings.default_access_level,
-            today=self._today(),
-        )
-        own = own_audience(properties, manifest_row, levels)
-        reason = refusal(own, overrides, meta, uploader_of(task.params), levels)
-        if reason is not None:
-            raise Refused(task.source, reason)
-        if meta.superseded_by or meta.supersedes:
-            with session_scope(self._sessions) as session:
-                batch = jobs.batch_sources(session, task.job_id)
-            # A successor named by superseded_by must exist (batch or index). A predecessor
-            # named by supersedes may arrive later: it is written superseded when it does.
-            problems = check_successors([meta], self.registry.live_sources() | batch)
-            for problem in problems:
-                if problem.field == "superseded_by":
-                    raise problem
-        return meta
-
-    def _manifest_rows(self, manifest: Path) -> dict[str, ManifestRow]:
-        if not manifest.is_file():
-            raise InvalidInput(f"manifest {manifest}: no such file")
-        key = (str(manifest.resolve()), manifest.stat().st_mtime_ns)
-        if key not in self._manifests:
-            self._manifests[key] = read_manifest(manifest)
-        return self._manifests[key]
 
     def _progress(self, task: jobs.FileTask, progress: float) -> None:
         with session_scope(self._sessions) as session:

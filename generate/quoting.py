@@ -1,0 +1,33 @@
+"""How quoted units become answer text: a citation marker placed before the final full
+stop, and the ``ambiguous`` outcome when the question picks none of several readings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from docent.contracts import Ambiguous
+from generate.figures import answer_figures
+
+
+def cite(sentence: str, cid: str) -> str:
+    """``sentence`` with its marker before the final full stop: "… 14 days [id]."."""
+    body = sentence.rstrip()
+    if body.endswith((".", "!", "?")):
+        return f"{body[:-1]} [{cid}]{body[-1]}"
+    return f"{body} [{cid}]"
+
+
+def differ_in_figures(items: Sequence[str]) -> bool:
+    figures = [frozenset(answer_figures(item)) for item in items]
+    return len({f for f in figures if f}) >= 2
+
+
+def ambiguous(readings: Sequence[str], labels: Sequence[str]) -> Ambiguous:
+    """Up to three readings; the clarifying question names them by ``labels`` (a row's first
+    cell, an item's text before its colon) when those are short and distinct."""
+    labels = [label.strip() for label in labels[:3]]
+    if len(set(labels)) == len(labels) and all(0 < len(label) <= 40 for label in labels):
+        question = "Which one do you mean: " + ", ".join(labels[:-1]) + f" or {labels[-1]}?"
+    else:
+        question = "Which of these do you mean?"
+    return Ambiguous(tuple(readings[:3]), question)

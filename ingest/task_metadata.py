@@ -1,0 +1,102 @@
+"""The metadata a job's file gets. A reindex re-reads the registry's row; otherwise
+defaults < the document's own (front matter, properties) < its manifest row < the job's
+fields — refused when those fields would lower the document's own level or widen its groups,
+or give the uploader more than they may read (``ingest/grant.py``); a ``superseded_by`` must
+name a document in the batch or the index."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from docent.contracts import DocumentMeta
+from docent.db.session import session_scope
+from docent.errors import InvalidInput
+from docent.settings import Settings
+from ingest import jobs
+from ingest.errors import IngestFileError, Refused
+from ingest.grant import own_audience, refusal, uploader_of
+from ingest.metadata import (
+    ManifestRow,
+    check_successors,
+    doc_id_for,
+    read_manifest,
+    resolve_metadata,
+)
+from ingest.registry import Registry, meta_from_row
+
+
+class TaskMetadata:
+    def __init__(
+        self,
+        registry: Registry,
+        settings: Settings,
+        sessions: sessionmaker[Session],
+        today: Callable[[], date],
+    ) -> None:
+        self.registry = registry
+        self._settings = settings
+        self._sessions = sessions
+        self._today = today
+        self._manifests: dict[tuple[str, int], dict[str, ManifestRow]] = {}
+
+    def resolve(self, task: jobs.FileTask, properties: Mapping[str, str]) -> DocumentMeta:
+        if task.kind == "reindex":
+            row = self.registry.get(task.source)
+            if row is None:
+                raise IngestFileError(task.source, "is no longer in the registry")
+            meta = meta_from_row(row)
+            if meta.status == "pending" and (
+                meta.effective_date is None or meta.effective_date <= self._today()
+            ):
+                meta = replace(meta, status="current")
+            return meta
+        manifest_row = None
+        manifest = task.params.get("manifest")
+        if manifest:
+            rows = self.manifest_rows(Path(manifest))
+            folder = Path(manifest).parent
+            key = (
+                task.path.relative_to(folder).as_posix()
+                if task.path.is_relative_to(folder)
+                else task.source
+            )
+            manifest_row = rows.get(key)
+        overrides = dict(task.params.get("overrides") or {})
+        levels = self._settings.access_levels
+        meta = resolve_metadata(
+            task.source,
+            doc_id_for(task.source),
+            properties,
+            manifest_row,
+            overrides,
+            levels=levels,
+            default_level=self._settings.default_access_level,
+            today=self._today(),
+        )
+        own = own_audience(properties, manifest_row, levels)
+        reason = refusal(own, overrides, meta, uploader_of(task.params), levels)
+        if reason is not None:
+            raise Refused(task.source, reason)
+        if meta.superseded_by or meta.supersedes:
+            with session_scope(self._sessions) as session:
+                batch = jobs.batch_sources(session, task.job_id)
+            # A successor named by superseded_by must exist (batch or index). A predecessor
+            # named by supersedes may arrive later: it is written superseded when it does.
+            problems = check_successors([meta], self.registry.live_sources() | batch)
+            for problem in problems:
+                if problem.field == "superseded_by":
+                    raise problem
+        return meta
+
+    def manifest_rows(self, manifest: Path) -> dict[str, ManifestRow]:
+        if not manifest.is_file():
+            raise InvalidInput(f"manifest {manifest}: no such file")
+        key = (str(manifest.resolve()), manifest.stat().st_mtime_ns)
+        if key not in self._manifests:
+            self._manifests[key] = read_manifest(manifest)
+        return self._manifests[key]
