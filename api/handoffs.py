@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import httpx
-from sqlalchemy import or_, select
+from sqlalchemy import or_, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from api.users import CurrentUser
@@ -183,12 +185,14 @@ def record_gap(
         [sources_level(session, [*closest_sources, *retrieved_sources], levels), _floor(levels)],
         levels,
     )
-    gap = session.execute(
-        select(ContentGap).where(ContentGap.question_key == key)
-    ).scalar_one_or_none()
     now = datetime.now(UTC)
-    if gap is None:
-        gap = ContentGap(
+    # Insert-or-nothing, then update: two people asking the same new question at once both
+    # count (a select-then-insert lets the second insert fail on the unique key, a 500).
+    dialect = session.get_bind().dialect.name
+    insert = pg_insert if dialect == "postgresql" else sqlite_insert
+    inserted = session.execute(  # the new row's id, or none when the question was known
+        insert(ContentGap)
+        .values(
             question_key=key,
             question=question.strip(),
             count=1,
@@ -201,9 +205,16 @@ def record_gap(
             first_seen=now,
             last_seen=now,
         )
-        session.add(gap)
-    else:
-        gap.count += 1
+        .on_conflict_do_nothing(index_elements=[ContentGap.question_key])
+        .returning(ContentGap.id)
+    ).scalar_one_or_none()
+    gap = session.execute(select(ContentGap).where(ContentGap.question_key == key)).scalar_one()
+    if inserted is None:
+        # The count is raised in SQL, so concurrent askers never lose one.
+        session.execute(
+            update(ContentGap).where(ContentGap.id == gap.id).values(count=ContentGap.count + 1)
+        )
+        session.refresh(gap, ["count"])
         gap.last_outcome = outcome
         gap.last_seen = now
         gap.closest_sources = list(dict.fromkeys([*gap.closest_sources, *closest_sources]))[:10]
