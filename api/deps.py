@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from api.errors import Unauthenticated
 from api.security import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, SessionData, csrf_matches
@@ -110,7 +111,11 @@ async def _check_csrf(request: Request, user: CurrentUser) -> None:
 
 
 async def optional_user(request: Request, services: ServicesDep) -> CurrentUser | None:
-    user = _resolve(request, services)
+    # Off the event loop: resolving a user reads (and at most once a minute writes) the
+    # database, and on SQLite a write waits up to 30 s for the lock. Waiting on the loop's
+    # own thread froze every request, including the ones whose commit would have freed the
+    # lock: 30 s later all of them failed together (benchmarks/load.py).
+    user = await run_in_threadpool(_resolve, request, services)
     if user is not None:
         request.state.username = user.username
         await _check_csrf(request, user)
