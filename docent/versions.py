@@ -18,6 +18,12 @@ _OLDER = re.compile(
     r"archived|used to|was it|were they|before the (change|update|new))\b",
     re.IGNORECASE,
 )
+# "old" in an age ("my 12 year old", "a six-month-old", "how old must I be") asks for no
+# version.
+_AGE = re.compile(
+    r"\b(?:[\w.]+[\s-]+(?:years?|months?|weeks?|days?)[\s-]+old|how old|old enough)\b",
+    re.IGNORECASE,
+)
 _BEFORE = re.compile(
     r"\bbefore\s+(?:(?:january|february|march|april|may|june|july|august|september|october|"
     r"november|december)\s+)?(19[89]\d|20\d\d)\b",
@@ -46,7 +52,7 @@ def version_request(question: str) -> VersionRequest | None:
     if before:
         return VersionRequest(before=int(before.group(1)), older=True)
     years = [int(y) for y in _YEAR.findall(question)]
-    older = bool(_OLDER.search(question))
+    older = bool(_OLDER.search(_AGE.sub(" ", question)))
     if years and _VERSIONISH.search(question):
         return VersionRequest(year=years[0], older=older)
     if older:

@@ -141,10 +141,14 @@ class Services:
                 max_retries=s.llm_max_retries,
                 structured=s.llm_structured_output,
             )
+        from generate.answer_gate import AnswerGate
         from generate.extractive import ExtractiveGenerator
         from generate.unit_scoring import Weights
 
-        return ExtractiveGenerator(weights=Weights(min_score=s.extractive_min_score))
+        return ExtractiveGenerator(
+            weights=Weights(min_score=s.extractive_min_score),
+            gate=AnswerGate(threshold=s.answer_confidence),
+        )
 
     @cached_property
     def asker(self) -> Asker:

@@ -27,6 +27,7 @@ from evals.metrics import Column
 
 if TYPE_CHECKING:
     from docent.wiring import Services
+    from generate.answer_gate import AnswerGate
     from generate.unit_scoring import Weights
 
 FEATURES = ("semantic", "block", "lexical", "fit", "title", "meta", "rank")
@@ -215,6 +216,147 @@ def fit_report(
         mark = " ◀ chosen" if m == chosen else ""
         lines.append(
             f"| {m:.3f}{mark} | {counts['correct']} | {counts['wrong']} | {counts['abstained']} "
+            f"| {cost(rows, wrong_cost):g} |"
+        )
+    return "\n".join(lines)
+
+
+# --- the answer gate: does the chosen unit answer at all? --------------------------------
+@dataclass(frozen=True)
+class GateRow:
+    """One case the answerer answered with the gate open: its signals and how the answer
+    grades (correct or wrong)."""
+
+    case: Case
+    signals: tuple[float, ...]
+    column: Column
+
+
+def gate_rows(
+    services: Services,
+    cases: Sequence[Case],
+    weights: Weights,
+    progress: Progress | None = None,
+) -> tuple[list[GateRow], dict[str, tuple[Case, Column]]]:
+    """Every case asked with the gate open (one retrieval each): the answered ones as
+    ``GateRow``s, and the column of every case (what the chain gives with no gate)."""
+    import json
+
+    from evals.runner import Grader, chunk_refs, principal_for, replay_asker, replay_search
+    from generate.answer_gate import SIGNALS, AnswerGate
+    from generate.ask import ask_json
+    from generate.extractive import ExtractiveGenerator
+
+    grader = Grader(chunk_refs(services), services.settings.access_levels)
+    generator = ExtractiveGenerator(weights=weights, gate=AnswerGate(threshold=0.0))
+    rows: list[GateRow] = []
+    columns: dict[str, tuple[Case, Column]] = {}
+    for case in cases:
+        asker = replay_asker(services, replay_search(services, case), generator)
+        result = asker.ask(case.q, principal_for(case))
+        output = ask_json(result)
+        column, _, _ = grader.grade_output(case, output)
+        columns[case.qid] = (case, column)
+        raw = json.loads(result.generation.raw_output) if result.generation else {}
+        gate = raw.get("gate")
+        if output["outcome"] == "answered" and gate:
+            vector = tuple(float(gate["signals"][name]) for name in SIGNALS)
+            rows.append(GateRow(case, vector, column))
+        if progress:
+            progress(case.qid)
+    return rows, columns
+
+
+def fit_logistic(
+    x: NDArray[np.float64], y: NDArray[np.float64], *, l2: float = 0.01, steps: int = 5000
+) -> tuple[float, NDArray[np.float64]]:
+    """Plain logistic regression (gradient ascent on standardised inputs, small L2 penalty),
+    returned as an intercept and coefficients on the raw inputs."""
+    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-9
+    z = np.c_[(x - mean) / scale, np.ones(len(x))]
+    w = np.zeros(z.shape[1])
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(z @ w)))
+        w += 0.1 * (z.T @ (y - p) / len(y) - l2 * np.r_[w[:-1], 0.0])
+    coefficients = w[:-1] / scale
+    return float(w[-1] - coefficients @ mean), coefficients
+
+
+def gated_columns(
+    rows: Sequence[GateRow], columns: dict[str, tuple[Case, Column]], gate: AnswerGate
+) -> list[tuple[Case, Column]]:
+    """Every case's column once ``gate`` holds back the answers it does not trust."""
+    from generate.answer_gate import Signals
+
+    held = {r.case.qid for r in rows if not gate.passes(Signals(*r.signals))}
+    return [
+        (case, ("abstained" if case.stratum in MUST_ANSWER else "correct"))
+        if qid in held
+        else (case, column)
+        for qid, (case, column) in columns.items()
+    ]
+
+
+def fit_gate(rows: Sequence[GateRow]) -> AnswerGate | None:
+    """The gate's coefficients (threshold 0.5 until one is chosen); None when the answered
+    cases are all right or all wrong (nothing to tell apart)."""
+    from generate.answer_gate import AnswerGate
+
+    if len({r.column for r in rows}) < 2:
+        return None
+    x = np.asarray([r.signals for r in rows], dtype=np.float64)
+    y = np.asarray([r.column == "correct" for r in rows], dtype=np.float64)
+    intercept, c = fit_logistic(x, y)
+    return AnswerGate(
+        intercept=round(intercept, 3),
+        block=round(float(c[0]), 3),
+        lead=round(float(c[1]), 3),
+        margin=round(float(c[2]), 3),
+        threshold=0.5,
+    )
+
+
+GATE_THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(0, 17))  # 0.00 … 0.80
+
+
+def answerable_correct(columns: Sequence[tuple[Case, Column]]) -> float:
+    answerable = [column for case, column in columns if case.stratum == "answerable"]
+    return sum(c == "correct" for c in answerable) / len(answerable) if answerable else 0.0
+
+
+def choose_gate_threshold(
+    graded: dict[float, list[tuple[Case, Column]]], wrong_cost: float, max_answer_loss: float
+) -> float:
+    """The least-cost threshold (at ``wrong_cost``) among those that keep the answerable
+    cases' correct rate within ``max_answer_loss`` of the open gate's: the gate spends what
+    it tells apart on fewer wrong answers, not on answering fewer questions. Ties go to the
+    lower threshold."""
+    floor = answerable_correct(graded[min(graded)]) - max_answer_loss
+    allowed = [t for t in graded if answerable_correct(graded[t]) >= floor - 1e-9]
+    return min(allowed, key=lambda t: (cost(graded[t], wrong_cost), t))
+
+
+def gate_report(
+    gate: AnswerGate, graded: dict[float, list[tuple[Case, Column]]], wrong_cost: float
+) -> str:
+    """The fitted gate and its threshold table, as Markdown."""
+    from dataclasses import asdict
+
+    lines = ["Fitted answer gate (`generate/answer_gate.py` `AnswerGate`):", "", "```"]
+    lines += [f"{name} = {value}" for name, value in asdict(gate).items()]
+    lines += [
+        "```",
+        "",
+        "| threshold | answerable correct | wrong-and-confident | abstained (must answer) | "
+        f"cost (wrong × {wrong_cost:g} + abstained) |",
+        "|---|---|---|---|---|",
+    ]
+    for t, rows in sorted(graded.items()):
+        mark = " ◀ chosen" if t == gate.threshold else ""
+        wrong = sum(column == "wrong" for _, column in rows)
+        held = sum(column == "abstained" for _, column in rows)
+        lines.append(
+            f"| {t:.2f}{mark} | {answerable_correct(rows):.0%} | {wrong} | {held} "
             f"| {cost(rows, wrong_cost):g} |"
         )
     return "\n".join(lines)

@@ -233,24 +233,39 @@ def register(app: typer.Typer) -> None:
             float,
             typer.Option(help="How many abstentions one wrong-and-confident answer costs."),
         ] = 3.0,
+        max_answer_loss: Annotated[
+            float,
+            typer.Option(
+                help="How much of the answerable cases' correct rate the answer gate may give "
+                "up (0.01 = 1 point) for fewer wrong answers."
+            ),
+        ] = 0.01,
         out: Annotated[
             Path | None, typer.Option("--out", help="Also write the report (Markdown) here.")
         ] = None,
         quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
     ) -> None:
-        """Fit the extractive answerer's unit weights and sweep its min_score on one split."""
+        """Fit the extractive answerer on one split: its unit weights, its min_score, and its
+        answer gate (coefficients and threshold)."""
         from dataclasses import replace
 
         from evals.answerer_fit import (
+            GATE_THRESHOLDS,
             as_weights,
             case_units,
+            choose_gate_threshold,
             choose_min_score,
             fit_conditional_logit,
+            fit_gate,
             fit_report,
+            gate_report,
+            gate_rows,
+            gated_columns,
             min_score_grid,
             sweep_min_score,
             top1_accuracy,
         )
+        from evals.runner import chunk_refs, with_unretrieved
 
         if split == "test":
             raise typer.BadParameter(
@@ -264,8 +279,12 @@ def register(app: typer.Typer) -> None:
             graded = sweep_min_score(
                 services, cases, weights, min_score_grid(data, weights), _progress(quiet)
             )
+            weights = replace(weights, min_score=choose_min_score(graded, wrong_cost))
+            # The gate learns from questions the documents do not answer too: every case
+            # again with its gold passages withheld (the eval's derived unretrieved cases).
+            everything = with_unretrieved(cases, chunk_refs(services))
+            rows, columns = gate_rows(services, everything, weights, _progress(quiet))
             version = services.searcher.current_version()
-        weights = replace(weights, min_score=choose_min_score(graded, wrong_cost))
         text = fit_report(
             weights,
             top1_accuracy(data, vector),
@@ -275,6 +294,24 @@ def register(app: typer.Typer) -> None:
             f"(index_version {version}, top_k {settings.top_k}, relevance threshold "
             f"{settings.relevance_threshold})",
         )
+        text += (
+            f"\n\nThe answer gate, over the same {len(cases)} cases and each again with its "
+            f"gold passages withheld ({len(everything)} in all), min_score as chosen above; "
+            f"threshold: least cost among those keeping answerable correct within "
+            f"{max_answer_loss:.0%} of the open gate's.\n\n"
+        )
+        gate = fit_gate(rows)
+        if gate is None:
+            text += (
+                f"Not fitted: the {len(rows)} answered cases were all graded alike, so there is "
+                "nothing for the gate to tell apart; it keeps its coefficients."
+            )
+        else:
+            by_threshold = {
+                t: gated_columns(rows, columns, replace(gate, threshold=t)) for t in GATE_THRESHOLDS
+            }
+            threshold = choose_gate_threshold(by_threshold, wrong_cost, max_answer_loss)
+            text += gate_report(replace(gate, threshold=threshold), by_threshold, wrong_cost)
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text + "\n", encoding="utf-8")

@@ -6,8 +6,10 @@ Choice: every unit of every readable block is scored by meaning, block relevance
 shared with the question, and whether it carries what the question asks for (a number of
 days, an amount, a date, a rule, a role…); see ``generate/unit_scoring.py`` for the one
 scoring function and ``generate/answer_types.py`` for the question types. The best unit
-answers if it reaches ``Weights.min_score``; otherwise the outcome is
-``insufficient_evidence`` — abstention by evidence, whatever words the question uses.
+answers if it reaches ``Weights.min_score`` and the case passes the answer gate
+(``generate/answer_gate.py``: does one block and one unit stand out, as they do when the
+documents answer?); otherwise the outcome is ``insufficient_evidence`` — abstention by
+evidence, whatever words the question uses.
 
 Around the best unit: a neighbouring unit of the same short block that shares the
 question's words joins it (a rule and its exception read together); a lead-in ending in
@@ -29,10 +31,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from docent.contracts import Answered, Hit, InsufficientEvidence, Outcome
 from docent.versions import VersionRequest, names_version, version_request
+from generate.answer_gate import AnswerGate, case_signals
 from generate.answer_types import Expectation, expect, wants_figure
 from generate.figures import answer_figures
 from generate.outcomes import answered
@@ -69,8 +72,15 @@ class Asked:
 class ExtractiveGenerator:
     backend = "extractive"
 
-    def __init__(self, *, weights: Weights | None = None, model: str = "extractive-v2") -> None:
+    def __init__(
+        self,
+        *,
+        weights: Weights | None = None,
+        gate: AnswerGate | None = None,
+        model: str = "extractive-v2",
+    ) -> None:
         self.weights = weights or Weights()
+        self.gate = gate or AnswerGate()
         self.model = model
 
     def generate(self, prompt: RenderedPrompt, hits: Sequence[Hit]) -> Generation:
@@ -79,11 +89,12 @@ class ExtractiveGenerator:
         expectation = asked.expectation
         ordered = sorted(hits, key=lambda h: h.rank)
         considered: list[Scored] = []
+        gate: dict[str, object] | None = None
         request = version_request(question)
         if request is not None:
             outcome = self._past_version(request, asked, ordered)
             if outcome is not None:
-                return Generation(outcome, _raw(outcome, considered), self.model)
+                return Generation(outcome, _raw(outcome, considered, gate), self.model)
         successors = {hit.chunk.source for hit in hits if hit.chunk.status != "superseded"}
         eligible = [
             hit
@@ -94,22 +105,33 @@ class ExtractiveGenerator:
             scored = self._score([h for h in eligible if _tier(h) == tier], asked)
             considered += scored
             best = self._best(scored, expectation)
+            if best is not None:
+                typed = _carries_type(best)
+                signals = case_signals(
+                    best, considered, [s for s in considered if _carries_type(s) or not typed]
+                )
+                gate = {
+                    "signals": {k: round(v, 4) for k, v in asdict(signals).items()},
+                    "confidence": round(self.gate.confidence(signals), 4),
+                }
+                if not self.gate.passes(signals):
+                    break
             if best is not None and expectation.kind == "overview":
                 overview = _overview(scored, asked)
                 if overview:
                     outcome = _quote_block(overview, hits)
-                    return Generation(outcome, _raw(outcome, considered), self.model)
+                    return Generation(outcome, _raw(outcome, considered, gate), self.model)
             if best is not None and expectation.superlative is not None:
                 table = _superlative_table(best, scored, asked)
                 if table is not None:
                     outcome = answered(*table, hits)
-                    return Generation(outcome, _raw(outcome, considered), self.model)
+                    return Generation(outcome, _raw(outcome, considered, gate), self.model)
             if best is not None:
                 outcome = self._answer(best, scored, hits, expectation, question)
                 outcome = self._with_runner_up(outcome, best, scored, hits, expectation)
-                return Generation(outcome, _raw(outcome, considered), self.model)
+                return Generation(outcome, _raw(outcome, considered, gate), self.model)
         abstain = InsufficientEvidence(NOT_FOUND)
-        return Generation(abstain, _raw(abstain, considered), self.model)
+        return Generation(abstain, _raw(abstain, considered, gate), self.model)
 
     def _score(self, hits: Sequence[Hit], asked: Asked) -> list[Scored]:
         return [
@@ -366,12 +388,14 @@ def _tier(hit: Hit) -> str:
     return hit.chunk.status if hit.chunk.status in TIERS else "current"
 
 
-def _raw(outcome: Outcome, considered: list[Scored]) -> str:
-    """The backend's working, for the trace: the best-scoring candidates and the choice."""
+def _raw(outcome: Outcome, considered: list[Scored], gate: dict[str, object] | None) -> str:
+    """The backend's working, for the trace: the best-scoring candidates, the answer gate's
+    signals and confidence, and the choice."""
     top = sorted(considered, key=lambda s: -s.score)[:8]
     return json.dumps(
         {
             "kind": outcome.kind,
+            "gate": gate,
             "candidates": [
                 {
                     "id": s.unit.hit.chunk.chunk_id,

@@ -65,7 +65,7 @@ class Weights:
     title: float = 0.405
     meta: float = 0.528
     rank: float = 0.019
-    min_score: float = 1.188
+    min_score: float = 1.177
     # Units whose score is this close to the best unit's are quoted with it: of the same
     # block (up to two), of another block (one) — when the scores cannot tell them apart,
     # the answer shows both, each with its citation.

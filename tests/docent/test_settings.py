@@ -47,3 +47,12 @@ def test_sqlite_under_data_dir_by_default(tmp_path: Path) -> None:
     ).resolved_database_url.startswith(  # type: ignore[call-arg]
         "postgresql"
     )
+
+
+@pytest.mark.parametrize("value", ["-0.1", "1.5"])
+def test_answer_confidence_must_be_a_probability(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, value: str
+) -> None:
+    monkeypatch.setenv("DOCENT_ANSWER_CONFIDENCE", value)
+    with pytest.raises(ValidationError, match="answer_confidence"):
+        Settings(_env_file=None, data_dir=tmp_path)  # type: ignore[call-arg]

@@ -17,6 +17,12 @@ from tests.render.builders import make_chunk
         ("What were the rules before 2025?", VersionRequest(before=2025, older=True)),
         ("How many days of annual leave do I get?", None),
         ("Which public holidays are there in 2026?", VersionRequest(year=2026)),
+        # An age is not a version.
+        ("my 12 year old nephew wants his own github account, is he allowed?", None),
+        ("Can I bring my 6-month-old to the office?", None),
+        ("How old do you have to be to open an account?", None),
+        ("is a 3 years old laptop old enough to replace?", None),
+        ("What did my 10 year old laptop's old warranty say?", VersionRequest(older=True)),
     ],
 )
 def test_version_request(question: str, request_: VersionRequest | None) -> None:

@@ -289,5 +289,7 @@ def test_fit_answerer_fits_on_dev_and_refuses_the_test_split(
     assert report.startswith("Answerer fit on the dev split of cases.jsonl")
     assert "semantic = 1.0" in report  # the weights are scaled to the semantic weight
     assert "◀ chosen" in report and "min_score" in report
+    gate = report.split("The answer gate", 1)[1]  # fitted, or why it could not be
+    assert "◀ chosen" in gate or "Not fitted: the" in gate
     code, output = invoke("eval", "fit-answerer", str(cases_file), "--split", "test")
     assert code != 0 and "test split is only reported" in output

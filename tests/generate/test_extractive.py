@@ -1,6 +1,8 @@
 """The extractive answerer over hand-built hits whose ``unit_scores`` are what the reranker
 records (question–sentence cosines): the choice by meaning and answer type, abstention,
-versions, tables. What the user would see is checked after ``verify``."""
+versions, tables. What the user would see is checked after ``verify``. The answer gate is
+open here (these tests are about which unit answers); tests/generate/test_answer_gate.py
+tests whether one should."""
 
 from datetime import date
 from typing import Any
@@ -8,6 +10,7 @@ from typing import Any
 import pytest
 
 from docent.contracts import Ambiguous, Answered, Hit, InsufficientEvidence
+from generate.answer_gate import AnswerGate
 from generate.checks import verify
 from generate.extractive import ExtractiveGenerator
 from generate.unit_scoring import Weights
@@ -28,9 +31,12 @@ PER_DIEM_UNITS = (
 )
 
 
+OPEN = AnswerGate(threshold=0.0)
+
+
 def ask(question: str, hits: list[Hit], weights: Weights | None = None) -> object:
     prompt = render(question, hits, 2000)
-    generation = ExtractiveGenerator(weights=weights).generate(prompt, prompt.kept)
+    generation = ExtractiveGenerator(weights=weights, gate=OPEN).generate(prompt, prompt.kept)
     outcome, _ = verify(generation.outcome, prompt)  # what the user would see
     return outcome
 

@@ -1,0 +1,90 @@
+"""Does the chosen unit answer the question at all? A check on the whole case, after the
+answerer has picked its best unit.
+
+A unit's own score says how well it matches the question; it cannot say whether the
+documents hold an answer. A question they do not answer still has a best unit, and its
+score is often as high as a paraphrased question's right answer. What tells them apart is
+how the evidence is spread: an answered question usually has one block and one unit that
+stand out; an unanswered one has several blocks and units scoring alike. Three signals,
+one logistic function:
+
+    confidence = σ(intercept + block·b + lead·l + margin·g)
+
+- ``b``: its block's relevance (the rerank score);
+- ``l``: the lead of the most relevant block over the next one;
+- ``g``: the lead of the best unit's score (``generate/unit_scoring.py``) over the best
+  unit of any other block that could have answered in its place (of the asked type, when
+  the answerer required it).
+
+The unit's own score is not a signal: ``Weights.min_score`` has already required it (fitted
+with it, its weight came out at zero).
+
+The answer stands when ``confidence`` reaches ``threshold``; otherwise the outcome is
+``insufficient_evidence``. The coefficients are fitted (plain logistic regression, label:
+the answer would be graded correct) and the threshold chosen on the dev split of
+``evals/cases/`` only, by ``docent eval fit-answerer`` (``evals/reports/answerer_fit.md``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from generate.unit_scoring import Scored, relevance
+
+SIGNALS = ("block", "lead", "margin")
+
+
+@dataclass(frozen=True)
+class Signals:
+    block: float
+    lead: float
+    margin: float
+
+    def vector(self) -> tuple[float, ...]:
+        return (self.block, self.lead, self.margin)
+
+
+@dataclass(frozen=True)
+class AnswerGate:
+    """The fitted logistic function over ``Signals`` and the confidence an answer needs."""
+
+    intercept: float = -3.487
+    block: float = 5.426
+    lead: float = 4.006
+    margin: float = 1.405
+    threshold: float = 0.3
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.threshold <= 1.0:
+            raise ValueError(f"the answer gate's threshold must be within [0, 1], got {self}")
+
+    def confidence(self, signals: Signals) -> float:
+        z = self.intercept + sum(
+            c * v for c, v in zip(self.coefficients(), signals.vector(), strict=True)
+        )
+        return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
+
+    def coefficients(self) -> tuple[float, ...]:
+        return (self.block, self.lead, self.margin)
+
+    def passes(self, signals: Signals) -> bool:
+        return self.confidence(signals) >= self.threshold
+
+
+def case_signals(
+    best: Scored, considered: Sequence[Scored], candidates: Sequence[Scored]
+) -> Signals:
+    """The signals of one case: the chosen unit among every unit the answerer scored
+    (``considered``, for the blocks' relevance) and among the units that could have
+    answered in its place (``candidates``: of the asked type when the choice required it)."""
+    relevances = sorted({id(s.unit.hit): relevance(s.unit.hit) for s in considered}.values())
+    lead = relevances[-1] - relevances[-2] if len(relevances) > 1 else relevances[-1]
+    chosen = best.unit.hit.chunk.chunk_id
+    rivals = [s.score for s in candidates if s.unit.hit.chunk.chunk_id != chosen]
+    return Signals(
+        block=relevance(best.unit.hit),
+        lead=lead,
+        margin=best.score - max(rivals, default=0.0),
+    )

@@ -1,0 +1,129 @@
+"""The answer gate: whether the extractive answerer's best unit answers at all, from how the
+evidence is spread (block relevance, the best block's lead, the best unit's lead)."""
+
+import json
+
+import pytest
+
+from docent.contracts import Answered, Hit, InsufficientEvidence
+from generate.answer_gate import AnswerGate, Signals, case_signals
+from generate.answer_types import expect
+from generate.checks import verify
+from generate.extractive import ExtractiveGenerator
+from generate.text import content_words
+from generate.unit_scoring import score_unit, units_of
+from render.prompt import render
+from tests.render.builders import make_hit
+
+QUESTION = "How many days of paid annual leave do full-time employees get?"
+ANSWER = "Full-time employees receive 25 days of paid annual leave per calendar year."
+
+
+def block(cid: str, sentences: dict[str, float], score: float, rank: int) -> Hit:
+    return make_hit(
+        cid,
+        " ".join(sentences),
+        rank=rank,
+        score=score,
+        sentences=tuple(sentences),
+        unit_scores=tuple(sentences.values()),
+        best_sentence=max(sentences, key=lambda s: sentences[s]),
+        source=cid.split("#")[0],
+    )
+
+
+def standout() -> list[Hit]:
+    """One block that clearly answers; the next far behind."""
+    return [
+        block(
+            "handbook.md#3", {ANSWER: 0.72, "Part-time staff get a pro-rata share.": 0.3}, 0.7, 1
+        ),
+        block("travel.md#2", {"Book trains at least two weeks ahead.": 0.15}, 0.2, 2),
+    ]
+
+
+def flat() -> list[Hit]:
+    """Three blocks that match about equally and weakly: the spread of a question the
+    documents do not answer (the answer unit still clears ``min_score``)."""
+    return [
+        block("handbook.md#3", {ANSWER: 0.62}, 0.33, 1),
+        block("sick.md#1", {"Full-time employees get 10 days of paid sick leave.": 0.61}, 0.32, 2),
+        block("parental.md#1", {"Full-time employees get 26 weeks of paid leave.": 0.6}, 0.31, 3),
+    ]
+
+
+def generate(hits: list[Hit], gate: AnswerGate | None = None) -> tuple[object, dict[str, object]]:
+    prompt = render(QUESTION, hits, 2000)
+    generation = ExtractiveGenerator(gate=gate).generate(prompt, prompt.kept)
+    outcome, _ = verify(generation.outcome, prompt)
+    return outcome, json.loads(generation.raw_output)
+
+
+def test_a_standout_block_and_unit_pass_the_default_gate() -> None:
+    outcome, raw = generate(standout())
+    assert isinstance(outcome, Answered) and "25 days" in outcome.answer
+    gate = raw["gate"]
+    assert isinstance(gate, dict) and gate["confidence"] >= AnswerGate().threshold
+
+
+def test_evidence_spread_evenly_is_held_back_although_the_unit_clears_min_score() -> None:
+    outcome, raw = generate(flat())
+    assert isinstance(outcome, InsufficientEvidence)
+    gate = raw["gate"]
+    assert isinstance(gate, dict) and gate["confidence"] < AnswerGate().threshold
+    # The same hits with the gate open are answered: the gate, not min_score, held it back.
+    opened, _ = generate(flat(), AnswerGate(threshold=0.0))
+    assert isinstance(opened, Answered)
+
+
+def test_the_trace_shows_the_signals_the_gate_read() -> None:
+    _, raw = generate(flat())
+    gate = raw["gate"]
+    assert isinstance(gate, dict)
+    signals = gate["signals"]
+    assert set(signals) == {"block", "lead", "margin"}
+    assert signals["block"] == pytest.approx(0.33) and signals["lead"] == pytest.approx(0.01)
+
+
+def test_signals_read_the_lead_of_the_best_block_and_unit() -> None:
+    hits = standout()
+    words, expectation = content_words(QUESTION), expect(QUESTION)
+    scored = [
+        score_unit(u, words, expectation, ExtractiveGenerator().weights)
+        for h in hits
+        for u in units_of(h)
+    ]
+    best = max(scored, key=lambda s: s.score)
+    signals = case_signals(best, scored, scored)
+    assert signals.block == pytest.approx(0.7)
+    assert signals.lead == pytest.approx(0.5)
+    other = max(s.score for s in scored if s.unit.hit is hits[1])
+    assert signals.margin == pytest.approx(best.score - other)
+
+
+def test_a_single_block_leads_by_its_own_relevance() -> None:
+    hits = standout()[:1]
+    words, expectation = content_words(QUESTION), expect(QUESTION)
+    scored = [
+        score_unit(u, words, expectation, ExtractiveGenerator().weights) for u in units_of(hits[0])
+    ]
+    best = max(scored, key=lambda s: s.score)
+    signals = case_signals(best, scored, scored)
+    assert signals.lead == pytest.approx(0.7) and signals.margin == pytest.approx(best.score)
+
+
+@pytest.mark.parametrize("field", ["block", "lead", "margin"])
+def test_confidence_rises_with_every_signal(field: str) -> None:
+    gate = AnswerGate()
+    low = Signals(block=0.3, lead=0.05, margin=0.05)
+    high = Signals(**{**low.__dict__, field: getattr(low, field) + 0.2})
+    assert gate.confidence(high) > gate.confidence(low)
+
+
+def test_the_threshold_decides_and_must_be_a_probability() -> None:
+    signals = Signals(block=0.4, lead=0.1, margin=0.1)
+    confidence = AnswerGate().confidence(signals)
+    assert AnswerGate(threshold=confidence).passes(signals)
+    assert not AnswerGate(threshold=min(confidence + 0.01, 1.0)).passes(signals)
+    with pytest.raises(ValueError, match="within"):
+        AnswerGate(threshold=1.5)
