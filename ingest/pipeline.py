@@ -23,7 +23,7 @@ from docent.contracts import Principal
 from docent.db.models import Document, JobFile
 from docent.db.session import session_scope
 from docent.errors import InvalidInput, NotFound
-from ingest import jobs
+from ingest import jobs, planning
 from ingest.batching import BATCH_TEXTS, Prepared, VectorMemo
 from ingest.disk import check_room, write_size
 from ingest.dispatch import celery_dispatch
@@ -98,12 +98,12 @@ class Ingestor:
         as failed with their reason; the others wait for ``run``. ``uploader`` (an upload
         through the API) bounds the level and groups each file may get (``ingest.grant``);
         ``levels`` is the level each source was shown it would get (source -> level)."""
-        clean = jobs.check_overrides(overrides or {}, self._settings.access_levels)
+        clean = planning.check_overrides(overrides or {}, self._settings.access_levels)
         if manifest is None:
-            manifest = jobs.folder_manifest(paths)
+            manifest = planning.folder_manifest(paths)
         if manifest is not None:
             self._metadata.manifest_rows(manifest)  # a malformed manifest fails the submit
-        planned = jobs.plan_files(
+        planned = planning.plan_files(
             paths,
             root=root,
             manifest=manifest,
@@ -140,7 +140,7 @@ class Ingestor:
             ):
                 last_path.setdefault(source, path)
             planned = [
-                jobs.PlannedFile(
+                planning.PlannedFile(
                     source,
                     Path(last_path.get(source, source)),
                     None if source in last_path else "the file it was ingested from is unknown",
