@@ -35,7 +35,7 @@ class Settings(BaseSettings):
     data_dir: Path = Path(".docent")
     database_url: str | None = None  # default: SQLite file under data_dir
     qdrant_url: str | None = None  # default: Qdrant Edge embedded under data_dir
-    min_free_disk_mb: int = 64  # an index write that would leave less is refused
+    min_free_disk_mb: int = 64  # a data-dir write (index, keyword file) leaving less fails
     qdrant_api_key: SecretStr | None = None
     collection: str = "docent"
     hnsw_min_points: int = 20_000  # embedded index: build HNSW in the background past this

@@ -81,7 +81,9 @@ class Services:
     def keyword_index(self) -> KeywordIndex:
         from retrieval.keyword import KeywordIndex
 
-        return KeywordIndex(self.index, self.settings.data_dir)
+        return KeywordIndex(
+            self.index, self.settings.data_dir, min_free_disk_mb=self.settings.min_free_disk_mb
+        )
 
     @cached_property
     def query_embedder(self) -> Embedder:

@@ -1,17 +1,18 @@
-"""Room on the data dir's disk before an index write. The embedded engine writes through
-memory-mapped files: on a full disk it does not get an error it could report, the process
-dies (SIGBUS). So a write that might not fit is refused first, with a reason a person can
-act on, and nothing is written."""
+"""How much an index write takes on disk, and refusing one that would not fit (the check
+itself is ``docent.disk``, shared with the keyword index): a refused write fails its file
+with ``DiskFull`` and nothing is written."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from docent.contracts import Chunk
+from docent.disk import disk_full_reason
 from ingest.errors import DiskFull
 
-MIB = 2**20
+# A generous bound on one point's payload at the default chunk size: its text, its sentences
+# (the text again) and its embedding text, plus the document fields.
+PAYLOAD_BYTES = 8 * 1024
 
 
 def write_size(chunks: list[Chunk], dimension: int) -> int:
@@ -22,16 +23,24 @@ def write_size(chunks: list[Chunk], dimension: int) -> int:
     return 3 * (vectors + text)
 
 
-def check_room(folder: Path, source: str, need: int, margin_mb: int) -> None:
-    """Refuse with ``DiskFull`` unless ``need`` bytes and ``margin_mb`` MiB are free."""
-    probe = folder
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
-    free = shutil.disk_usage(probe).free
-    wanted = need + margin_mb * MIB
-    if free < wanted:
-        raise DiskFull(
-            source,
-            f"the data dir's disk is nearly full ({free // MIB} MiB free, about "
-            f"{-(-wanted // MIB)} MiB needed); free some space, then retry",
-        )
+def remark_size(points: int) -> int:
+    """A generous estimate of what re-marking ``points`` in place (``set_payload``) takes:
+    the engine may store each point's whole payload anew, three times over as above."""
+    return 3 * points * PAYLOAD_BYTES
+
+
+class DiskRoom:
+    """The data dir's disk as writers see it: ``check`` refuses a write that would leave
+    less than ``margin_mb`` MiB free. Built once per ingestor and shared by its writers."""
+
+    def __init__(self, folder: Path, margin_mb: int) -> None:
+        if margin_mb < 0:
+            raise ValueError("margin_mb must be 0 or more")
+        self.folder = folder
+        self.margin_mb = margin_mb
+
+    def check(self, source: str, need: int) -> None:
+        """Refuse with ``DiskFull`` (naming ``source``) unless ``need`` bytes fit."""
+        reason = disk_full_reason(self.folder, need, self.margin_mb)
+        if reason is not None:
+            raise DiskFull(source, reason)

@@ -1,5 +1,6 @@
-"""Ingest jobs over the ``jobs`` and ``job_files`` tables: planning which files a job holds,
-each file's state, progress, chunk count, error and timing, and the job's own state.
+"""Ingest jobs over the ``jobs`` and ``job_files`` tables: each file's state, progress, chunk
+count, error and timing, and the job's own state (which files a job holds is planned in
+``ingest.planning``).
 
 A job goes ``queued -> running -> succeeded | failed`` (or ``cancelled`` while queued); a
 file goes ``pending -> running -> indexed | unchanged | failed`` (or ``cancelled``). A job
@@ -9,9 +10,9 @@ fails when any of its files failed; the files that went in stay in.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,22 +21,12 @@ from sqlalchemy.orm import Session
 
 from docent.db.models import Job, JobFile, utcnow
 from docent.db.state import index_version
-from docent.errors import Conflict, InvalidInput, NotFound
-from ingest.errors import IngestFileError, TooLarge, UnsupportedFile
+from docent.errors import Conflict, NotFound
+from ingest.planning import PlannedFile
 
 FILE_DONE = frozenset({"indexed", "unchanged", "failed", "cancelled"})
 FILE_OK = frozenset({"indexed", "unchanged"})
 JOB_DONE = frozenset({"succeeded", "failed", "cancelled"})
-
-
-@dataclass(frozen=True)
-class PlannedFile:
-    """One file a job will ingest, or a file already known to be unusable (``error`` holds
-    the reason, without the source, which sits beside it)."""
-
-    source: str
-    path: Path
-    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -50,119 +41,6 @@ class FileTask:
     params: Mapping[str, Any]
 
 
-def _base_folder(given: Path, root: Path | None, manifest: Path | None) -> Path:
-    """The folder a file's ``source`` is relative to: the root if given, else the manifest's
-    folder when the file is under it (so manifest rows match), else the folder given."""
-    if root is not None:
-        return root.resolve()
-    resolved = given.resolve()
-    if manifest is not None:
-        manifest_dir = manifest.resolve().parent
-        if resolved.is_relative_to(manifest_dir):
-            return manifest_dir
-    return resolved if resolved.is_dir() else resolved.parent
-
-
-def _is_hidden(path: Path, base: Path) -> bool:
-    return any(part.startswith(".") for part in path.relative_to(base).parts)
-
-
-def plan_files(
-    paths: Sequence[Path],
-    *,
-    root: Path | None,
-    manifest: Path | None,
-    allowed_extensions: Iterable[str],
-    max_bytes: int,
-) -> list[PlannedFile]:
-    """Expand folders recursively to files with an allowed extension and name each file by
-    its ``source``. Files we can already tell are unusable carry their error; the rest go on.
-    The same source named twice is planned once."""
-    allowed = {ext.lower() for ext in allowed_extensions}
-    planned: dict[str, PlannedFile] = {}
-
-    def add(file: Path, base: Path) -> None:
-        resolved = file.resolve()
-        if not resolved.is_relative_to(base):
-            source = file.name
-            planned.setdefault(
-                source,
-                PlannedFile(source, resolved, f"is not under the root folder {base}"),
-            )
-            return
-        source = resolved.relative_to(base).as_posix()
-        planned.setdefault(source, PlannedFile(source, resolved, _precheck(file, source)))
-
-    def _precheck(file: Path, source: str) -> str | None:
-        error: IngestFileError | None = None
-        if not file.exists():
-            error = IngestFileError(source, "no such file")
-        elif file.suffix.lower() not in allowed:
-            kind = file.suffix.lower() or "(no extension)"
-            error = UnsupportedFile(
-                source, f"unsupported file type {kind}; allowed: {', '.join(sorted(allowed))}"
-            )
-        elif file.stat().st_size > max_bytes:
-            size_mb = file.stat().st_size / 2**20
-            error = TooLarge(
-                source, f"file is {size_mb:.1f} MiB, over the limit of {max_bytes / 2**20:g} MiB"
-            )
-        return error.reason if error else None
-
-    for given in paths:
-        base = _base_folder(given, root, manifest)
-        if given.is_dir():
-            for file in sorted(given.rglob("*")):
-                if (
-                    file.is_file()
-                    and file.suffix.lower() in allowed
-                    and not _is_hidden(file, given)
-                ):
-                    add(file, base)
-        else:
-            add(given, base)
-    return sorted(planned.values(), key=lambda p: p.source)
-
-
-OVERRIDE_FIELDS = frozenset(
-    {
-        "access_level",
-        "owner",
-        "effective_date",
-        "superseded_by",
-        "supersedes",
-        "groups",
-        "doc_type",
-        "title",
-    }
-)
-
-
-def check_overrides(
-    overrides: Mapping[str, str | None], levels: Sequence[str]
-) -> dict[str, str | None]:
-    """Explicit CLI/API metadata for a whole job, checked before anything is recorded (they
-    apply to every file, so a bad one fails the submit, not each file)."""
-    unknown = sorted(set(overrides) - OVERRIDE_FIELDS)
-    if unknown:
-        raise InvalidInput(
-            f"unknown metadata field(s) {', '.join(unknown)}; "
-            f"known: {', '.join(sorted(OVERRIDE_FIELDS))}"
-        )
-    clean: dict[str, str | None] = {k: v for k, v in overrides.items() if v not in (None, "")}
-    level = clean.get("access_level")
-    if level is not None and level not in levels:
-        raise InvalidInput(f"access level {level!r} is not one of {', '.join(levels)}")
-    effective = clean.get("effective_date")
-    if effective is not None:
-        try:
-            date.fromisoformat(effective)
-        except ValueError:
-            raise InvalidInput(f"effective date {effective!r} is not a date (YYYY-MM-DD)") from None
-    return clean
-
-
-# --- rows ---------------------------------------------------------------------------------
 def create_job(
     session: Session,
     files: Sequence[PlannedFile],
@@ -389,14 +267,3 @@ def status_of(session: Session, job_id: str) -> dict[str, Any]:
         ],
         "index_version": index_version(session),
     }
-
-
-MANIFEST_NAME = "MANIFEST.csv"
-
-
-def folder_manifest(paths: Sequence[Path]) -> Path | None:
-    """A single folder that carries its own MANIFEST.csv is read with it: forgetting
-    ``--manifest`` must not index confidential documents at the default level."""
-    if len(paths) == 1 and paths[0].is_dir() and (paths[0] / MANIFEST_NAME).is_file():
-        return paths[0] / MANIFEST_NAME
-    return None

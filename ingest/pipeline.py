@@ -23,13 +23,14 @@ from docent.contracts import Principal
 from docent.db.models import Document, JobFile
 from docent.db.session import session_scope
 from docent.errors import InvalidInput, NotFound
-from ingest import jobs
+from ingest import jobs, planning
 from ingest.batching import BATCH_TEXTS, Prepared, VectorMemo
-from ingest.disk import check_room, write_size
+from ingest.disk import DiskRoom, write_size
 from ingest.dispatch import celery_dispatch
+from ingest.document_rows import document_summary
 from ingest.errors import EmptyDocument, IngestError, IngestFileError, QueueUnavailable
 from ingest.faults import Failed, Transient, attempt
-from ingest.registry import ContentChanged, Registry, WriteResult, document_summary
+from ingest.registry import ContentChanged, Registry, WriteResult
 from ingest.task_metadata import TaskMetadata
 
 if TYPE_CHECKING:
@@ -71,7 +72,8 @@ class Ingestor:
         self._dispatch = dispatch
         if dispatch is None and self._settings.broker_url:
             self._dispatch = celery_dispatch(services)
-        self.registry = Registry(self._sessions, lambda: services.index)
+        self._room = DiskRoom(self._settings.data_dir, self._settings.min_free_disk_mb)
+        self.registry = Registry(self._sessions, lambda: services.index, self._room)
         self._metadata = TaskMetadata(self.registry, self._settings, self._sessions, today)
         self._batch_texts = batch_texts
         self._memo: VectorMemo | None = None
@@ -98,12 +100,12 @@ class Ingestor:
         as failed with their reason; the others wait for ``run``. ``uploader`` (an upload
         through the API) bounds the level and groups each file may get (``ingest.grant``);
         ``levels`` is the level each source was shown it would get (source -> level)."""
-        clean = jobs.check_overrides(overrides or {}, self._settings.access_levels)
+        clean = planning.check_overrides(overrides or {}, self._settings.access_levels)
         if manifest is None:
-            manifest = jobs.folder_manifest(paths)
+            manifest = planning.folder_manifest(paths)
         if manifest is not None:
             self._metadata.manifest_rows(manifest)  # a malformed manifest fails the submit
-        planned = jobs.plan_files(
+        planned = planning.plan_files(
             paths,
             root=root,
             manifest=manifest,
@@ -140,7 +142,7 @@ class Ingestor:
             ):
                 last_path.setdefault(source, path)
             planned = [
-                jobs.PlannedFile(
+                planning.PlannedFile(
                     source,
                     Path(last_path.get(source, source)),
                     None if source in last_path else "the file it was ingested from is unknown",
@@ -277,9 +279,7 @@ class Ingestor:
     def _write(self, prepared: Prepared) -> WriteResult:
         embedded = self._vectors().embedded(prepared.chunks)
         need = write_size(list(prepared.chunks), embedded.chunk_vectors.shape[1])
-        check_room(
-            self._settings.data_dir, prepared.task.source, need, self._settings.min_free_disk_mb
-        )
+        self._room.check(prepared.task.source, need)
         written = self.registry.write(
             prepared.meta, list(prepared.chunks), embedded, force=prepared.force
         )

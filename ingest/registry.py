@@ -7,18 +7,17 @@ inside one DB transaction that first bumps ``index_version``: the bump takes the
 apply their changes one at a time and each sees the others' committed rows. The Qdrant
 writes run inside that transaction and before its commit: if they fail, nothing is
 recorded and the version does not move; if the process dies after them, the registry
-still names the old content and the retried task rewrites the same point ids.
+still names the old content and the retried task rewrites the same point ids. Re-marks in
+place are checked for room on the data dir's disk once, before a transaction's first index
+write, so a full disk refuses them all and never leaves the index half re-marked.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from datetime import date
-from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -31,12 +30,19 @@ from docent.db.models import Document, IndexState, utcnow
 from docent.db.session import session_scope
 from docent.db.state import bump_index_version
 from docent.errors import NotFound
+from ingest.disk import DiskRoom, remark_size
+from ingest.document_rows import (
+    Change,
+    chunks_hash,
+    classify_change,
+    meta_from_row,
+    meta_hash,
+    record,
+)
 from ingest.metadata import with_metadata
 from store.protocol import ChunkIndex
 
 log = logging.getLogger(__name__)
-
-Change = Literal["unchanged", "metadata", "content"]
 
 # Payload fields that describe the whole document: a metadata-only change rewrites these in
 # place on every chunk of the document (``set_payload``), without re-embedding.
@@ -52,49 +58,6 @@ DOCUMENT_FIELDS = (
     "title",
     "index_version",
 )
-
-
-def meta_hash(meta: DocumentMeta) -> str:
-    """A stable hash of everything we know about a document besides its chunks."""
-    fields = asdict(meta)
-    fields["effective_date"] = meta.effective_date.isoformat() if meta.effective_date else None
-    fields["supersedes"] = sorted(meta.supersedes)
-    fields["groups"] = sorted(meta.groups)
-    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
-
-
-def chunks_hash(chunks: Sequence[Chunk]) -> str:
-    """A stable hash of what gets embedded and shown: a document whose chunks hash the same
-    needs no new vectors, whatever its bytes or settings were."""
-    digest = hashlib.sha256()
-    for chunk in chunks:
-        record = [
-            chunk.chunk_id,
-            list(chunk.heading_path),
-            chunk.kind,
-            chunk.text,
-            chunk.embed_text,
-            list(chunk.sentences),
-        ]
-        digest.update(json.dumps(record).encode())
-        digest.update(b"\x00")
-    return digest.hexdigest()
-
-
-def meta_from_row(row: Document) -> DocumentMeta:
-    return DocumentMeta(
-        source=row.source,
-        doc_id=row.doc_id,
-        title=row.title,
-        effective_date=row.effective_date,
-        superseded_by=row.superseded_by,
-        supersedes=tuple(row.supersedes or ()),
-        access_level=row.access_level,
-        groups=tuple(row.groups or ()),
-        owner=row.owner,
-        doc_type=row.doc_type,
-        status=row.status,  # type: ignore[arg-type]
-    )
 
 
 @dataclass(frozen=True)
@@ -128,9 +91,12 @@ class _NeedsVectors(Exception):
 
 
 class Registry:
-    def __init__(self, sessions: sessionmaker[Session], index: Callable[[], ChunkIndex]) -> None:
+    def __init__(
+        self, sessions: sessionmaker[Session], index: Callable[[], ChunkIndex], room: DiskRoom
+    ) -> None:
         self._sessions = sessions
         self._index = index  # a provider: the CLI reads the registry without opening Qdrant
+        self._room = room
         self._ensure_state_row()
 
     def _ensure_state_row(self) -> None:
@@ -166,7 +132,9 @@ class Registry:
     def classify(self, meta: DocumentMeta, chunks: Sequence[Chunk], force: bool = False) -> Change:
         """What writing this document would change, judged against the registry now."""
         with session_scope(self._sessions) as session:
-            return _classify(_row(session, meta.source), _effective(session, meta), chunks, force)
+            return classify_change(
+                _row(session, meta.source), _effective(session, meta), chunks, force
+            )
 
     # --- writes --------------------------------------------------------------------------
     def write(
@@ -191,12 +159,17 @@ class Registry:
                 version = bump_index_version(session)
                 row = _row(session, meta.source)
                 eff = _effective(session, meta)
-                change = _classify(row, eff, chunks, force)
+                change = classify_change(row, eff, chunks, force)
                 if change == "unchanged":
                     raise _Unchanged
                 if change == "content" and embedded is None:
                     raise _NeedsVectors
                 marked = with_metadata(list(chunks), eff, version)
+                predecessors = _to_supersede(session, eff)
+                remarked = sum(p.chunk_count for p in predecessors)
+                self._check_room(
+                    meta.source, remarked + (len(marked) if change == "metadata" else 0)
+                )
                 index = self._index()
                 if change == "content":
                     assert embedded is not None
@@ -209,8 +182,8 @@ class Registry:
                 else:
                     payload = marked[0].to_payload()
                     index.set_payload(meta.source, {k: payload[k] for k in DOCUMENT_FIELDS})
-                _record(session, row, eff, marked, chunks_hash(chunks))
-                self._supersede_predecessors(session, index, eff, version)
+                record(session, row, eff, marked, chunks_hash(chunks))
+                _supersede(index, predecessors, eff.source, version)
                 return WriteResult(change, len(marked), version)
         except _Unchanged:
             return WriteResult("unchanged", len(chunks), None)
@@ -269,6 +242,7 @@ class Registry:
             if not due:
                 return []
             version = bump_index_version(session)
+            self._check_room(", ".join(r.source for r in due), sum(r.chunk_count for r in due))
             index = self._index()
             for row in due:
                 index.set_payload(row.source, {"status": "current", "index_version": version})
@@ -278,27 +252,11 @@ class Registry:
                 row.updated_at = utcnow()
             return [row.source for row in due]
 
-    def _supersede_predecessors(
-        self, session: Session, index: ChunkIndex, meta: DocumentMeta, version: int
-    ) -> None:
-        """Re-mark in place the chunks of every live document this one declares it supersedes
-        (the other order, a predecessor arriving after, is handled by ``_effective``)."""
-        for source in meta.supersedes:
-            row = _row(session, source)
-            if row is None or row.retired:
-                continue
-            if row.status == "superseded" and row.superseded_by == meta.source:
-                continue
-            index.set_payload(
-                source,
-                {"status": "superseded", "superseded_by": meta.source, "index_version": version},
-            )
-            old = meta_from_row(row)
-            new = replace(old, status="superseded", superseded_by=meta.source)
-            row.status, row.superseded_by = new.status, new.superseded_by
-            row.meta_hash = meta_hash(new)
-            row.version += 1
-            row.updated_at = utcnow()
+    def _check_room(self, sources: str, points: int) -> None:
+        """Refuse re-marking ``points`` in place (``DiskFull``, naming ``sources``) when the
+        data dir's disk could not take it; a transaction that re-marks nothing needs no room."""
+        if points:
+            self._room.check(sources, remark_size(points))
 
 
 class _Unchanged(Exception):
@@ -319,6 +277,34 @@ def successor_declaring(session: Session, source: str) -> str | None:
     return found[0] if found else None
 
 
+def _to_supersede(session: Session, meta: DocumentMeta) -> list[Document]:
+    """The live documents ``meta`` declares it supersedes and that are not marked so yet (the
+    other order, a predecessor arriving after, is handled by ``_effective``)."""
+    rows = [_row(session, source) for source in meta.supersedes]
+    return [
+        row
+        for row in rows
+        if row is not None
+        and not row.retired
+        and not (row.status == "superseded" and row.superseded_by == meta.source)
+    ]
+
+
+def _supersede(index: ChunkIndex, rows: list[Document], successor: str, version: int) -> None:
+    """Re-mark in place the chunks of every document in ``rows`` as superseded by
+    ``successor``, and their registry rows with them."""
+    for row in rows:
+        index.set_payload(
+            row.source,
+            {"status": "superseded", "superseded_by": successor, "index_version": version},
+        )
+        new = replace(meta_from_row(row), status="superseded", superseded_by=successor)
+        row.status, row.superseded_by = new.status, new.superseded_by
+        row.meta_hash = meta_hash(new)
+        row.version += 1
+        row.updated_at = utcnow()
+
+
 def _effective(session: Session, meta: DocumentMeta) -> DocumentMeta:
     """The document's own metadata, plus being superseded by a live document that says so."""
     if meta.superseded_by:
@@ -327,67 +313,3 @@ def _effective(session: Session, meta: DocumentMeta) -> DocumentMeta:
     if successor is None:
         return meta
     return replace(meta, superseded_by=successor, status="superseded")
-
-
-def _classify(
-    row: Document | None, meta: DocumentMeta, chunks: Sequence[Chunk], force: bool
-) -> Change:
-    if row is None or row.retired or force or row.content_hash != chunks_hash(chunks):
-        return "content"
-    if row.meta_hash != meta_hash(meta):
-        return "metadata"
-    return "unchanged"
-
-
-def _record(
-    session: Session,
-    row: Document | None,
-    meta: DocumentMeta,
-    chunks: Sequence[Chunk],
-    content_hash: str,
-) -> None:
-    fields: dict[str, Any] = {
-        "doc_id": meta.doc_id,
-        "title": meta.title,
-        "content_hash": content_hash,
-        "meta_hash": meta_hash(meta),
-        "effective_date": meta.effective_date,
-        "superseded_by": meta.superseded_by,
-        "supersedes": list(meta.supersedes),
-        "status": meta.status,
-        "access_level": meta.access_level,
-        "groups": list(meta.groups),
-        "owner": meta.owner,
-        "doc_type": meta.doc_type,
-        "chunk_count": len(chunks),
-        "chunk_ids": [c.chunk_id for c in chunks],
-        "retired": False,
-        "updated_at": utcnow(),
-    }
-    if row is None:
-        session.add(Document(source=meta.source, version=1, **fields))
-    else:
-        for key, value in fields.items():
-            setattr(row, key, value)
-        row.version += 1
-    session.flush()
-
-
-def document_summary(row: Document) -> dict[str, Any]:
-    return {
-        "source": row.source,
-        "doc_id": row.doc_id,
-        "title": row.title,
-        "status": row.status,
-        "effective_date": row.effective_date.isoformat() if row.effective_date else None,
-        "superseded_by": row.superseded_by,
-        "supersedes": list(row.supersedes or ()),
-        "access_level": row.access_level,
-        "groups": list(row.groups or ()),
-        "owner": row.owner,
-        "doc_type": row.doc_type,
-        "chunk_count": row.chunk_count,
-        "version": row.version,
-        "content_hash": row.content_hash,
-        "updated_at": row.updated_at.isoformat() if row.updated_at else None,
-    }

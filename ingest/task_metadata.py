@@ -18,6 +18,7 @@ from docent.db.session import session_scope
 from docent.errors import InvalidInput
 from docent.settings import Settings
 from ingest import jobs
+from ingest.document_rows import meta_from_row
 from ingest.errors import IngestFileError, Refused
 from ingest.grant import own_audience, refusal, uploader_of
 from ingest.metadata import (
@@ -27,7 +28,7 @@ from ingest.metadata import (
     read_manifest,
     resolve_metadata,
 )
-from ingest.registry import Registry, meta_from_row
+from ingest.registry import Registry
 
 
 class TaskMetadata:

@@ -12,6 +12,10 @@ thread and questions run on the previous version until it is ready (the searcher
 those hits from the chunk index, so a re-marked or deleted chunk is never served stale).
 Small indexes (a rebuild well under a second) are rebuilt inline.
 
+A snapshot file that would not fit on the data dir's disk with ``min_free_disk_mb`` MiB to
+spare is not written (``docent.disk``: filling the disk would kill the embedded vector
+engine); the snapshot still serves from memory and the next process rebuilds it.
+
 Permissions: the caller's mask zeroes the scores of chunks the asker may not see *before*
 the top-k is taken; chunks that share no term with the query (score 0) are never hits.
 """
@@ -36,6 +40,7 @@ from numpy.typing import NDArray
 from rank_bm25 import BM25Okapi
 
 from docent.contracts import Chunk
+from docent.disk import disk_full_reason
 from retrieval.errors import KeywordIndexError
 from retrieval.permissions import AccessColumns
 from retrieval.tokenize import tokenize
@@ -138,6 +143,19 @@ def build_snapshot(
     return KeywordSnapshot(version=version, chunks=ordered, bm25=bm25), tokens
 
 
+def snapshot_size(chunks: Sequence[Chunk]) -> int:
+    """A generous estimate of a snapshot file: twice the text each chunk's payload holds
+    (text, sentences, embedding text; its tokens are the text again) and 1 KiB of fields a
+    chunk (about twice what the sample corpus measured)."""
+    text = sum(
+        len(c.text.encode("utf-8"))
+        + len(c.embed_text.encode("utf-8"))
+        + sum(len(s.encode("utf-8")) for s in c.sentences)
+        for c in chunks
+    )
+    return 2 * text + 1024 * len(chunks)
+
+
 class KeywordIndex:
     """The keyword leg over one chunk index, kept at the database's index version."""
 
@@ -150,6 +168,7 @@ class KeywordIndex:
         b: float = 0.75,
         keep_versions: int = 2,
         inline_max_chunks: int = 5_000,
+        min_free_disk_mb: int = 0,
     ) -> None:
         if k1 < 0 or not 0.0 <= b <= 1.0:
             raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
@@ -157,11 +176,14 @@ class KeywordIndex:
             raise ValueError("keep_versions must be at least 1")
         if inline_max_chunks < 0:
             raise ValueError("inline_max_chunks must be 0 or more")
+        if min_free_disk_mb < 0:
+            raise ValueError("min_free_disk_mb must be 0 or more")
         self.index = index
         self.folder = Path(data_dir) / "keyword"
         self.k1, self.b = k1, b
         self.keep_versions = keep_versions
         self.inline_max_chunks = inline_max_chunks
+        self.min_free_disk_mb = min_free_disk_mb
         self._snapshot: KeywordSnapshot | None = None
         self._lock = threading.Lock()
         self._builder: threading.Thread | None = None
@@ -286,6 +308,13 @@ class KeywordIndex:
         return KeywordSnapshot(version=version, chunks=chunks, bm25=bm25)
 
     def _save(self, snapshot: KeywordSnapshot, tokens: list[list[str]]) -> None:
+        reason = disk_full_reason(
+            self.folder, snapshot_size(snapshot.chunks), self.min_free_disk_mb
+        )
+        if reason is not None:
+            # Serving from memory still works; the next process rebuilds.
+            log.warning("keyword index not persisted: %s", reason)
+            return
         data = {
             "format": FORMAT_VERSION,
             "collection": self.index.name,

@@ -7,7 +7,8 @@ On disk, under ``<data_dir>/index/<name>/``:
   the WAL before ``update`` returns, so a process killed mid-ingest reopens to a consistent
   shard holding every acknowledged write; an interrupted batch is completed by re-ingest
   (point ids are stable).
-- ``index.json``: the embedding model and dimension the shard was built with.
+- ``index.json``: the embedding model and dimension the shard was built with (both it and
+  the shard's engine configuration are in ``store.edge_shard``).
 - ``LOCK``: one process owns the shard. Held with ``flock`` for the life of the index and
   naming the owner's pid, so a second opener is told who holds it instead of failing
   inside the engine.
@@ -22,9 +23,7 @@ build started starts it again on the next open.
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -38,10 +37,10 @@ from numpy.typing import NDArray
 
 from docent.contracts import Chunk
 from store.access import PENDING, AccessFilter
-from store.errors import IndexUnavailable, ModelMismatch
+from store.edge_shard import check_model, open_shard
+from store.errors import IndexUnavailable
 from store.ids import (
     CHUNK_VECTOR,
-    INDEXED_FIELDS,
     SEARCH_PAYLOAD_EXCLUDES,
     SENTENCE_VECTOR,
     VECTOR_NAMES,
@@ -52,15 +51,6 @@ from store.protocol import StoredChunk, check_upsert, chunk_order
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-FORMAT = 1
-# HNSW graph for the chunk vector: Qdrant's defaults. The optimizer indexes a segment once
-# it holds more than INDEXING_THRESHOLD_KB of vectors (~13k 384-d chunk vectors); smaller
-# segments are scanned exactly, which measured faster than HNSW below ~20k points here.
-HNSW_M = 16
-HNSW_EF_CONSTRUCT = 100
-FULL_SCAN_THRESHOLD_KB = 10_000
-INDEXING_THRESHOLD_KB = 20_000
 
 
 def edge_filter(access: AccessFilter) -> qe.Filter:
@@ -140,82 +130,12 @@ class EdgeIndex:
             raise IndexUnavailable(f"cannot create the index folder {self.folder}") from exc
         self._lock.acquire()
         try:
-            self._check_model()
-            self._shard = self._open_shard()
+            check_model(self.meta_path, self.name, self.model_name, self.dimension)
+            self._shard = open_shard(self.shard_path, self.dimension)
         except BaseException:
             self._lock.release()
             raise
         self._maybe_optimize()  # a shard written by a process that stopped before its build
-
-    def _check_model(self) -> None:
-        if self.meta_path.exists():
-            try:
-                meta = json.loads(self.meta_path.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                log.warning("unreadable %s: %s", self.meta_path, exc)
-                meta = {}
-            model, dim = meta.get("embedding_model"), meta.get("dimension")
-            if model != self.model_name or dim != self.dimension:
-                raise ModelMismatch(
-                    f"index {self.name!r} was built with {model!r} ({dim}-d); the configured "
-                    f"embedder is {self.model_name!r} ({self.dimension}-d). Use the same "
-                    "model, or set DOCENT_COLLECTION to a new name and reindex."
-                )
-            return
-        tmp = self.meta_path.with_suffix(".tmp")
-        tmp.write_text(
-            json.dumps(
-                {"format": FORMAT, "embedding_model": self.model_name, "dimension": self.dimension}
-            ),
-            encoding="utf-8",
-        )
-        os.replace(tmp, self.meta_path)
-
-    def _config(self) -> qe.EdgeConfig:
-        return qe.EdgeConfig(
-            vectors={
-                CHUNK_VECTOR: qe.EdgeVectorParams(size=self.dimension, distance=qe.Distance.Cosine),
-                SENTENCE_VECTOR: qe.EdgeVectorParams(
-                    size=self.dimension,
-                    distance=qe.Distance.Cosine,
-                    multivector_config=qe.MultiVectorConfig(qe.MultiVectorComparator.MaxSim),
-                    # Read by id only (the reranker): no graph (48 s vs 332 s at 50k).
-                    hnsw_config=qe.HnswIndexConfig(
-                        m=0, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=0
-                    ),
-                ),
-            },
-            hnsw_config=qe.HnswIndexConfig(
-                m=HNSW_M,
-                ef_construct=HNSW_EF_CONSTRUCT,
-                full_scan_threshold=FULL_SCAN_THRESHOLD_KB,
-            ),
-            optimizers=qe.EdgeOptimizersConfig(indexing_threshold=INDEXING_THRESHOLD_KB),
-        )
-
-    def _open_shard(self) -> Any:
-        path = self.shard_path
-        fresh = not path.exists() or not any(path.iterdir())
-
-        def open_it() -> Any:
-            if fresh:
-                shard = qe.EdgeShard.create(str(path), self._config())
-                for key in INDEXED_FIELDS:
-                    shard.update(
-                        qe.UpdateOperation.create_field_index(key, qe.PayloadSchemaType.Keyword)
-                    )
-                shard.flush()
-                return shard
-            return qe.EdgeShard.load(str(path))
-
-        try:
-            return open_it()
-        except Exception as exc:  # the engine raises bare Exception with its own text
-            log.warning("cannot open the Edge shard at %s: %s", path, exc)
-            raise IndexUnavailable(
-                f"the index in {path} could not be opened; if it is damaged, move it aside "
-                "and rebuild it with `docent reindex`"
-            ) from exc
 
     @property
     def shard(self) -> Any:

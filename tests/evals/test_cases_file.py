@@ -3,42 +3,35 @@
 Checks `evals/cases/sample.jsonl` against `examples/policies/`: every gold heading path
 exists in its document, every expected substring is in the gold section's text, stale
 figures come from superseded documents, forbidden strings exist only above the asker's
-level, and the manifest, README table and built DOCX/PDF files agree with their sources.
-
-Section text is read from the files themselves (Markdown, HTML) or, for DOCX and PDF, from
-the Markdown sources `examples/build_formats.py` renders them from; the built files are
-also checked to contain the same expected substrings.
+level, and the built DOCX/PDF files contain the expected substrings. Section text is read
+as `tests/evals/sample_corpus.py` reads it; the corpus's own consistency is checked in
+`test_sample_corpus.py`.
 """
 
 from __future__ import annotations
 
-import csv
-import importlib.util
 import json
-import re
-import sys
 from collections import Counter
-from datetime import date
-from functools import cache
-from html.parser import HTMLParser
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
 from docent.access import DEFAULT_LEVELS, visible
 from docent.contracts import Principal
-from evals.cases import load_cases, normalise
+from evals.cases import load_cases
+from tests.evals.sample_corpus import (
+    POLICIES,
+    ROOT,
+    folded,
+    manifest,
+    raw_text,
+    section_text,
+    status_of,
+    whole_text,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
-POLICIES = ROOT / "examples" / "policies"
-SOURCES = ROOT / "examples" / "sources"
 CASES_FILE = ROOT / "evals" / "cases" / "sample.jsonl"
-
-# The corpus's pending document is dated 2027-06-01; statuses are stated as of this day so the
-# test does not change its mind when the wall clock passes that date.
-CORPUS_AS_OF = date(2026, 11, 29)
 
 REQUIRED_KEYS = {"qid", "q", "expect", "gold", "stratum", "user_access"}
 MINIMUM_PER_STRATUM = {
@@ -53,160 +46,12 @@ MINIMUM_PER_STRATUM = {
 MUST_ANSWER = {"answerable", "superseded", "past_version", "permission_allowed"}
 MUST_ABSTAIN_NO_GOLD = {"out_of_corpus", "permission"}
 
-Section = tuple[tuple[str, ...], str]  # (heading path, text directly under it)
-
-
-# ---------------------------------------------------------------- reading the corpus
-
-
-def markdown_sections(text: str) -> list[Section]:
-    """Heading paths and body text of a Markdown document (front matter dropped)."""
-    if text.startswith("---\n"):
-        text = text.split("\n---\n", 1)[1]
-    sections: list[Section] = []
-    path: list[str] = []
-    body: list[str] = []
-    for line in text.splitlines():
-        heading = re.match(r"^(#{1,6}) (.+?)\s*$", line)
-        if heading:
-            if path:
-                sections.append((tuple(path), "\n".join(body)))
-            level = len(heading.group(1))
-            path = path[: level - 1] + [heading.group(2)]
-            body = []
-        else:
-            body.append(line)
-    if path:
-        sections.append((tuple(path), "\n".join(body)))
-    return sections
-
-
-class _HtmlSections(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.sections: list[Section] = []
-        self.path: list[str] = []
-        self.body: list[str] = []
-        self.heading_level = 0
-        self.heading_text: list[str] = []
-        self.in_title = False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if re.fullmatch(r"h[1-6]", tag):
-            self.heading_level = int(tag[1])
-            self.heading_text = []
-        elif tag == "title":
-            self.in_title = True
-        elif tag in {"td", "th", "li", "p", "tr"}:
-            self.body.append(" ")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "title":
-            self.in_title = False
-        elif self.heading_level and tag == f"h{self.heading_level}":
-            self.flush()
-            level = self.heading_level
-            self.path = self.path[: level - 1] + [" ".join("".join(self.heading_text).split())]
-            self.heading_level = 0
-
-    def handle_data(self, data: str) -> None:
-        if self.in_title:
-            return
-        (self.heading_text if self.heading_level else self.body).append(data)
-
-    def flush(self) -> None:
-        if self.path:
-            self.sections.append((tuple(self.path), "".join(self.body)))
-        self.body = []
-
-
-def text_sections(text: str) -> list[Section]:
-    """A plain-text document: its first line is the title; a one-line paragraph without a
-    full stop is a section heading under it."""
-    blocks = [b.strip() for b in re.split(r"\n\s*\n", text) if b.strip()]
-    title, sections = blocks[0], []
-    path, body = (title,), []
-    for block in blocks[1:]:
-        if "\n" not in block and not block.endswith((".", ":", ";")):
-            sections.append((path, "\n".join(body)))
-            path, body = (title, block), []
-        else:
-            body.append(block)
-    sections.append((path, "\n".join(body)))
-    return sections
-
-
-def html_sections(text: str) -> list[Section]:
-    parser = _HtmlSections()
-    parser.feed(text)
-    parser.flush()
-    return parser.sections
-
-
-@cache
-def sections_of(source: str) -> tuple[Section, ...]:
-    suffix = Path(source).suffix
-    if suffix == ".md":
-        return tuple(markdown_sections((POLICIES / source).read_text(encoding="utf-8")))
-    if suffix == ".html":
-        return tuple(html_sections((POLICIES / source).read_text(encoding="utf-8")))
-    if suffix == ".txt":
-        return tuple(text_sections((POLICIES / source).read_text(encoding="utf-8")))
-    if suffix in {".docx", ".pdf"}:
-        text = (SOURCES / f"{Path(source).stem}.md").read_text(encoding="utf-8")
-        return tuple(markdown_sections(text))
-    raise AssertionError(f"{source}: no heading structure to check a gold path against")
-
-
-def section_text(source: str, path: tuple[str, ...]) -> str | None:
-    """Text of a section and all its subsections, or None when the path does not exist."""
-    found = [text for p, text in sections_of(source) if p[: len(path)] == path]
-    return "\n".join(found) if found else None
-
-
-def whole_text(source: str) -> str:
-    return "\n".join(text for _, text in sections_of(source))
-
-
-def raw_text(path: Path) -> str:
-    """All text of a corpus file as a reader would extract it (for leak checks)."""
-    if path.suffix == ".docx":
-        import docx
-
-        document = docx.Document(str(path))
-        cells = [c.text for t in document.tables for r in t.rows for c in r.cells]
-        return "\n".join([p.text for p in document.paragraphs] + cells)
-    if path.suffix == ".pdf":
-        import pdfplumber
-
-        with pdfplumber.open(path) as pdf:
-            return "\n".join(page.extract_text() or "" for page in pdf.pages)
-    return path.read_text(encoding="utf-8")
-
-
-@cache
-def manifest() -> dict[str, dict[str, str]]:
-    with (POLICIES / "MANIFEST.csv").open(encoding="utf-8", newline="") as handle:
-        return {row["path"]: row for row in csv.DictReader(handle)}
-
-
-def status_of(row: dict[str, str]) -> str:
-    if row["superseded_by"]:
-        return "superseded"
-    if date.fromisoformat(row["effective_date"]) > CORPUS_AS_OF:
-        return "pending"
-    return "current"
-
 
 def can_read(case: dict[str, Any], source: str) -> bool:
     row = manifest()[source]
     principal = Principal("eval", case["user_access"], frozenset(case.get("groups", [])))
     groups = [g for g in row["groups"].split(";") if g]
     return visible(principal, row["access_level"], groups, DEFAULT_LEVELS)
-
-
-def folded(text: str) -> str:
-    return normalise(text)
 
 
 # ---------------------------------------------------------------- the cases
@@ -318,93 +163,3 @@ def test_docx_and_pdf_gold_substrings_survive_into_the_built_files() -> None:
                 text = folded(raw_text(POLICIES / source))
                 for wanted in case["expect"]:
                     assert folded(wanted) in text, f"{case['qid']}: {wanted!r} not in {source}"
-
-
-# ---------------------------------------------------------------- the corpus itself
-
-
-def test_manifest_lists_exactly_the_corpus_files() -> None:
-    on_disk = {p.name for p in POLICIES.iterdir() if p.name != "MANIFEST.csv"}
-    assert set(manifest()) == on_disk
-    for source, row in manifest().items():
-        assert row["access_level"] in DEFAULT_LEVELS, source
-        date.fromisoformat(row["effective_date"])
-        if row["superseded_by"]:
-            assert row["superseded_by"] in manifest(), source
-
-
-def test_readme_table_agrees_with_the_manifest() -> None:
-    rows = {}
-    for line in (POLICIES.parent / "POLICIES.md").read_text(encoding="utf-8").splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if line.startswith("| ") and cells[0] in manifest():
-            rows[cells[0]] = cells
-    assert set(rows) == set(manifest())
-    for source, (_, fmt, level, status, _purpose) in rows.items():
-        row = manifest()[source]
-        assert fmt == Path(source).suffix[1:], source
-        assert level == row["access_level"], source
-        assert status == status_of(row), source
-
-
-def test_every_titled_document_starts_at_its_manifest_title() -> None:
-    for source, row in manifest().items():
-        if Path(source).suffix == ".txt":
-            first = (POLICIES / source).read_text(encoding="utf-8").splitlines()[0]
-            assert first == row["title"], source
-            continue
-        sections = sections_of(source)
-        roots = {path[0] for path, _ in sections}
-        assert roots == {row["title"]}, f"{source}: roots {roots}"
-
-
-def _build_formats() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "build_formats", ROOT / "examples" / "build_formats.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while being built
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_committed_docx_and_pdf_files_are_the_build_of_their_sources(tmp_path: Path) -> None:
-    built = _build_formats().build(tmp_path)
-    assert len(built) == 6
-    for path in built:
-        committed = POLICIES / path.name
-        assert committed.read_bytes() == path.read_bytes(), f"{path.name}: rerun build_formats.py"
-
-
-def test_built_files_carry_title_metadata_and_real_structure() -> None:
-    import docx
-    import pdfplumber
-
-    for source, row in manifest().items():
-        if source.endswith(".docx"):
-            document = docx.Document(str(POLICIES / source))
-            assert document.core_properties.title == row["title"]
-            styles = [p.style.name if p.style else "" for p in document.paragraphs]
-            assert styles[0] == "Heading 1" and document.paragraphs[0].text == row["title"]
-            assert "Heading 2" in styles and document.tables, source
-        elif source.endswith(".pdf"):
-            with pdfplumber.open(POLICIES / source) as pdf:
-                assert pdf.metadata["Title"] == row["title"]
-                tables = [t for page in pdf.pages for t in page.extract_tables()]
-                sizes = {round(c["size"]) for page in pdf.pages for c in page.chars}
-            assert tables and len(tables[0]) >= 3, source
-            assert {20, 14} <= sizes, source
-
-
-def test_readme_leak_canaries_exist_only_in_confidential_documents() -> None:
-    readme = (POLICIES.parent / "POLICIES.md").read_text(encoding="utf-8")
-    paragraph = readme.split("**Leak canaries.**", 1)[1].split("\n- ", 1)[0]
-    canaries = re.findall(r"`([^`]+)`", paragraph)
-    canaries = [c for c in canaries if not c.endswith(".py")]
-    assert len(canaries) >= 6
-    for canary in canaries:
-        holders = {s for s in manifest() if folded(canary) in folded(raw_text(POLICIES / s))}
-        assert holders, canary
-        levels = {manifest()[s]["access_level"] for s in holders}
-        assert levels == {"confidential"}, f"{canary!r} in {holders}"

@@ -1,5 +1,4 @@
-"""Jobs: planning (sources, folder expansion, up-front errors) and the job/file state machine
-on SQLite and PostgreSQL."""
+"""Jobs: the job/file state machine on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -11,93 +10,9 @@ from sqlalchemy import select
 
 from docent.db.models import Job, JobFile
 from docent.db.session import make_engine, migrate, session_factory, session_scope
-from docent.errors import Conflict, InvalidInput, NotFound
+from docent.errors import Conflict, NotFound
 from ingest import jobs
-
-ALLOWED = (".md", ".pdf", ".docx", ".html", ".txt")
-MB = 2**20
-
-
-def _tree(tmp_path: Path) -> Path:
-    root = tmp_path / "corpus"
-    for rel in ("a.md", "sub/b.pdf", "sub/deep/c.html", "skip.png", ".hidden/x.md", "sub/.y.md"):
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("# T\n\ntext\n")
-    return root
-
-
-def test_folder_expands_recursively_to_allowed_types_relative_to_it(tmp_path: Path) -> None:
-    root = _tree(tmp_path)
-    planned = jobs.plan_files(
-        [root], root=None, manifest=None, allowed_extensions=ALLOWED, max_bytes=MB
-    )
-    assert [p.source for p in planned] == ["a.md", "sub/b.pdf", "sub/deep/c.html"]
-    assert all(p.error is None and p.path.is_absolute() for p in planned)
-
-
-def test_sources_are_relative_to_the_manifest_folder_when_under_it(tmp_path: Path) -> None:
-    root = _tree(tmp_path)
-    manifest = root / "MANIFEST.csv"
-    manifest.write_text("path\n")
-    planned = jobs.plan_files(
-        [root / "sub"], root=None, manifest=manifest, allowed_extensions=ALLOWED, max_bytes=MB
-    )
-    assert [p.source for p in planned] == ["sub/b.pdf", "sub/deep/c.html"]
-
-
-def test_explicit_root_names_sources_and_outsiders_fail(tmp_path: Path) -> None:
-    root = _tree(tmp_path)
-    outside = tmp_path / "elsewhere.md"
-    outside.write_text("# x\n")
-    planned = jobs.plan_files(
-        [root / "sub" / "b.pdf", outside],
-        root=root,
-        manifest=None,
-        allowed_extensions=ALLOWED,
-        max_bytes=MB,
-    )
-    by_source = {p.source: p for p in planned}
-    assert by_source["sub/b.pdf"].error is None
-    assert "not under the root folder" in (by_source["elsewhere.md"].error or "")
-
-
-def test_a_single_file_is_named_by_its_file_name(tmp_path: Path) -> None:
-    root = _tree(tmp_path)
-    planned = jobs.plan_files(
-        [root / "sub" / "deep" / "c.html"],
-        root=None,
-        manifest=None,
-        allowed_extensions=ALLOWED,
-        max_bytes=MB,
-    )
-    assert [(p.source, p.error) for p in planned] == [("c.html", None)]
-
-
-def test_unusable_files_carry_a_clear_reason_and_the_rest_go_on(tmp_path: Path) -> None:
-    root = _tree(tmp_path)
-    big = root / "big.txt"
-    big.write_bytes(b"x" * (MB + 1))
-    planned = jobs.plan_files(
-        [root / "skip.png", root / "missing.md", big, root / "a.md"],
-        root=root,
-        manifest=None,
-        allowed_extensions=ALLOWED,
-        max_bytes=MB,
-    )
-    errors = {p.source: p.error for p in planned}
-    assert errors["a.md"] is None
-    assert errors["skip.png"] is not None and "unsupported file type .png" in errors["skip.png"]
-    assert errors["missing.md"] == "no such file"
-    assert errors["big.txt"] is not None and "over the limit of 1 MiB" in errors["big.txt"]
-
-
-def test_the_same_file_named_twice_is_planned_once(tmp_path: Path) -> None:
-    root = _tree(tmp_path)
-    planned = jobs.plan_files(
-        [root, root / "a.md"], root=root, manifest=None, allowed_extensions=ALLOWED, max_bytes=MB
-    )
-    assert [p.source for p in planned].count("a.md") == 1
+from ingest.planning import PlannedFile
 
 
 @pytest.fixture
@@ -110,11 +25,11 @@ def sessions(database_url: str):  # type: ignore[no-untyped-def]
 
 def _job(sessions, tmp_path: Path, *, bad: bool = False) -> str:  # type: ignore[no-untyped-def]
     files = [
-        jobs.PlannedFile("a.md", tmp_path / "a.md"),
-        jobs.PlannedFile("b.md", tmp_path / "b.md"),
+        PlannedFile("a.md", tmp_path / "a.md"),
+        PlannedFile("b.md", tmp_path / "b.md"),
     ]
     if bad:
-        files.append(jobs.PlannedFile("c.xyz", tmp_path / "c.xyz", "unsupported file type .xyz"))
+        files.append(PlannedFile("c.xyz", tmp_path / "c.xyz", "unsupported file type .xyz"))
     with session_scope(sessions) as session:
         return jobs.create_job(session, files, kind="ingest", params={}, created_by="ops")
 
@@ -205,14 +120,3 @@ def test_a_file_left_running_by_a_dead_worker_is_taken_again(sessions, tmp_path:
 def test_unknown_job_is_not_found(sessions) -> None:  # type: ignore[no-untyped-def]
     with session_scope(sessions) as session, pytest.raises(NotFound):
         jobs.status_of(session, "nope")
-
-
-def test_overrides_are_checked_before_anything_is_recorded() -> None:
-    levels = ("public", "employee", "confidential")
-    assert jobs.check_overrides({"owner": "Ops", "access_level": None}, levels) == {"owner": "Ops"}
-    with pytest.raises(InvalidInput, match="unknown metadata field"):
-        jobs.check_overrides({"clearance": "x"}, levels)
-    with pytest.raises(InvalidInput, match="'secret' is not one of public, employee"):
-        jobs.check_overrides({"access_level": "secret"}, levels)
-    with pytest.raises(InvalidInput, match="'2024-13-01' is not a date"):
-        jobs.check_overrides({"effective_date": "2024-13-01"}, levels)

@@ -17,6 +17,7 @@ from docent.contracts import Chunk, DocumentMeta, Embedder
 from docent.wiring import Services
 from ingest.batching import VectorMemo, distinct_texts
 from ingest.chunking import chunk_by_heading
+from ingest.disk import DiskRoom
 from ingest.elements import Element
 from ingest.faults import DB_DOWN
 from ingest.metadata import doc_id_for, resolve_metadata
@@ -95,7 +96,8 @@ def test_a_key_error_below_the_write_is_a_fault_not_a_content_change(
     and write again; now it propagates and the write changes nothing."""
     meta, chunks = document("Staff get 20 days of annual leave.")
     services.ingestor.registry.write(meta, chunks, embed_chunks(services.embedder, chunks))
-    broken = Registry(services.sessions, lambda: _KeyErrorIndex(services.index))  # type: ignore[arg-type, return-value]
+    room = DiskRoom(services.settings.data_dir, services.settings.min_free_disk_mb)
+    broken = Registry(services.sessions, lambda: _KeyErrorIndex(services.index), room)  # type: ignore[arg-type, return-value]
     relabelled, _ = document("Staff get 20 days of annual leave.", level="public")
     with pytest.raises(KeyError):  # a metadata-only write
         broken.write(relabelled, chunks, None)

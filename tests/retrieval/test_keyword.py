@@ -166,6 +166,8 @@ def test_bad_use_is_refused(index: EdgeIndex, data_dir: Path) -> None:
         kw.search("leave", np.ones(len(kw.chunks), dtype=np.bool_), 0)
     with pytest.raises(ValueError, match="k1"):
         KeywordIndex(index, data_dir, b=2.0)
+    with pytest.raises(ValueError, match="min_free_disk_mb"):
+        KeywordIndex(index, data_dir, min_free_disk_mb=-1)
 
 
 def test_an_empty_collection_searches_to_nothing(data_dir: Path) -> None:
