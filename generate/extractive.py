@@ -29,9 +29,8 @@ effective date, and the current rule beside it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from docent.contracts import Answered, Hit, InsufficientEvidence, Outcome
 from docent.versions import VersionRequest, names_version, version_request
@@ -51,6 +50,7 @@ from generate.unit_scoring import (
     score_unit,
     units_of,
 )
+from generate.working import gate_record, working
 from render.prompt import RenderedPrompt
 
 NOT_FOUND = "None of the passages found states an answer to this question."
@@ -94,7 +94,7 @@ class ExtractiveGenerator:
         if request is not None:
             outcome = self._past_version(request, asked, ordered)
             if outcome is not None:
-                return Generation(outcome, _raw(outcome, considered, gate), self.model)
+                return Generation(outcome, working(outcome, considered, gate), self.model)
         successors = {hit.chunk.source for hit in hits if hit.chunk.status != "superseded"}
         eligible = [
             hit
@@ -110,28 +110,25 @@ class ExtractiveGenerator:
                 signals = case_signals(
                     best, considered, [s for s in considered if _carries_type(s) or not typed]
                 )
-                gate = {
-                    "signals": {k: round(v, 4) for k, v in asdict(signals).items()},
-                    "confidence": round(self.gate.confidence(signals), 4),
-                }
+                gate = gate_record(signals, self.gate.confidence(signals))
                 if not self.gate.passes(signals):
                     break
             if best is not None and expectation.kind == "overview":
                 overview = _overview(scored, asked)
                 if overview:
                     outcome = _quote_block(overview, hits)
-                    return Generation(outcome, _raw(outcome, considered, gate), self.model)
+                    return Generation(outcome, working(outcome, considered, gate), self.model)
             if best is not None and expectation.superlative is not None:
                 table = _superlative_table(best, scored, asked)
                 if table is not None:
                     outcome = answered(*table, hits)
-                    return Generation(outcome, _raw(outcome, considered, gate), self.model)
+                    return Generation(outcome, working(outcome, considered, gate), self.model)
             if best is not None:
                 outcome = self._answer(best, scored, hits, expectation, question)
                 outcome = self._with_runner_up(outcome, best, scored, hits, expectation)
-                return Generation(outcome, _raw(outcome, considered, gate), self.model)
+                return Generation(outcome, working(outcome, considered, gate), self.model)
         abstain = InsufficientEvidence(NOT_FOUND)
-        return Generation(abstain, _raw(abstain, considered, gate), self.model)
+        return Generation(abstain, working(abstain, considered, gate), self.model)
 
     def _score(self, hits: Sequence[Hit], asked: Asked) -> list[Scored]:
         return [
@@ -386,27 +383,3 @@ def _quote_text(scored: Scored) -> str:
 
 def _tier(hit: Hit) -> str:
     return hit.chunk.status if hit.chunk.status in TIERS else "current"
-
-
-def _raw(outcome: Outcome, considered: list[Scored], gate: dict[str, object] | None) -> str:
-    """The backend's working, for the trace: the best-scoring candidates, the answer gate's
-    signals and confidence, and the choice."""
-    top = sorted(considered, key=lambda s: -s.score)[:8]
-    return json.dumps(
-        {
-            "kind": outcome.kind,
-            "gate": gate,
-            "candidates": [
-                {
-                    "id": s.unit.hit.chunk.chunk_id,
-                    "text": s.unit.text,
-                    "semantic": round(s.semantic, 3),
-                    "coverage": round(s.coverage, 3),
-                    "fit": round(s.fit, 3),
-                    "score": round(s.score, 3),
-                }
-                for s in top
-            ],
-        },
-        ensure_ascii=False,
-    )
