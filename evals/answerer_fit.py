@@ -355,8 +355,11 @@ def gate_report(
         mark = " ◀ chosen" if t == gate.threshold else ""
         wrong = sum(column == "wrong" for _, column in rows)
         held = sum(column == "abstained" for _, column in rows)
+        answerable = [column for case, column in rows if case.stratum == "answerable"]
+        right = sum(column == "correct" for column in answerable)
         lines.append(
-            f"| {t:.2f}{mark} | {answerable_correct(rows):.0%} | {wrong} | {held} "
+            f"| {t:.2f}{mark} | {right}/{len(answerable)} {answerable_correct(rows):.0%} "
+            f"| {wrong} | {held} "
             f"| {cost(rows, wrong_cost):g} |"
         )
     return "\n".join(lines)
