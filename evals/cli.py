@@ -237,9 +237,9 @@ def register(app: typer.Typer) -> None:
             float,
             typer.Option(
                 help="How much of the answerable cases' correct rate the answer gate may give "
-                "up (0.02 = 2 points) for fewer wrong answers."
+                "up (0.01 = 1 point) for fewer wrong answers."
             ),
-        ] = 0.02,
+        ] = 0.01,
         out: Annotated[
             Path | None, typer.Option("--out", help="Also write the report (Markdown) here.")
         ] = None,

@@ -54,7 +54,7 @@ class AnswerGate:
     block: float = 5.426
     lead: float = 4.006
     margin: float = 1.405
-    threshold: float = 0.35
+    threshold: float = 0.3
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.threshold <= 1.0:

@@ -5,6 +5,7 @@ refusal that shows none of its text."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,9 +18,11 @@ from docent.wiring import Services
 from tests.api.conftest import build_settings
 from tests.api.corpus import make_users
 
+ROOT = Path(__file__).resolve().parents[2]
+
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "policies"
+SAMPLE = ROOT / "examples" / "policies"
 SEVERANCE_TEXT = ("two weeks of base pay", "SV-ENH-3", "severance.pdf", "Standard package")
 
 
@@ -72,6 +75,15 @@ def test_each_question_gets_the_right_answer(
     assert body["outcome"] == "answered", body
     assert expected in body["answer"]
     assert body["citations"] and all(c["quote"] for c in body["citations"])
+
+
+def test_the_question_the_ask_page_suggests_is_answered(client: Any) -> None:
+    page = (ROOT / "web" / "templates" / "ask.html").read_text(encoding="utf-8")
+    suggested = re.search(r'placeholder="e\.g\. ([^"]+)"', page)
+    assert suggested, "the ask page suggests no question"
+    body = client("ada", suggested.group(1)).json()
+    assert body["outcome"] == "answered", body
+    assert "fully remotely" in body["answer"] and "two days a week" in body["answer"]
 
 
 def test_the_old_version_is_marked_and_the_current_rule_shown_beside_it(client: Any) -> None:
