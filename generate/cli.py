@@ -54,7 +54,10 @@ def human(result: AskResult) -> str:
                 for quoted in c.quote.splitlines():
                     lines.append(f"      {quoted}")
         case InsufficientEvidence(missing=missing):
-            lines.append("The documents do not cover this.")
+            if result.reason == "unclear_evidence":
+                lines.append("The documents do not answer this clearly.")
+            else:
+                lines.append("The documents do not cover this.")
             lines.append(f"  {missing}")
         case Ambiguous(readings=readings, clarifying_question=question):
             lines.append("The question can be read more than one way:")

@@ -40,6 +40,7 @@ from generate.figures import answer_figures
 from generate.outcomes import answered
 from generate.protocols import Generation
 from generate.quoting import ambiguous, cite, differ_in_figures
+from generate.reasons import UNCLEAR
 from generate.tables import cells, row_reading, superlative_row
 from generate.text import content_words
 from generate.unit_scoring import (
@@ -112,7 +113,8 @@ class ExtractiveGenerator:
                 )
                 gate = gate_record(signals, self.gate.confidence(signals))
                 if not self.gate.passes(signals):
-                    break
+                    held = InsufficientEvidence(UNCLEAR)
+                    return Generation(held, working(held, considered, gate), self.model)
             if best is not None and expectation.kind == "overview":
                 overview = _overview(scored, asked)
                 if overview:

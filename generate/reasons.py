@@ -8,6 +8,8 @@ model and the checks can be told apart:
   model call.
 - ``model_unavailable`` (declined): the LLM call failed or timed out.
 - ``model_abstained`` (insufficient_evidence): the backend said the blocks do not answer.
+- ``unclear_evidence`` (insufficient_evidence): the extractive backend's best unit did not
+  stand out from the rest (``generate/answer_gate.py``): the documents may hold the answer.
 - ``model_ambiguous`` (ambiguous): the backend gave two or three readings.
 - ``model_output_unusable`` (declined): empty reply, cut-off or broken JSON, empty answer.
 - ``uncited_answer`` (declined): an answer citing no block at all.
@@ -39,6 +41,10 @@ BROKEN_JSON = "model reply is JSON that does not parse or has no known kind"
 EMPTY_OUTPUT = "empty model output"
 EMPTY_ANSWER = "model answered with empty text"
 MODEL_REFUSED = "model refused"
+UNCLEAR = (
+    "The passages found touch on this, but none of them stands out clearly enough to quote "
+    "as the answer."
+)
 
 SENTENCE_CHECKS = {
     "figures": "unsupported_figure",
@@ -51,6 +57,7 @@ REASONS = (
     "below_threshold",
     "model_unavailable",
     "model_abstained",
+    "unclear_evidence",
     "model_ambiguous",
     "model_output_unusable",
     "uncited_answer",
@@ -99,8 +106,8 @@ def outcome_reason(outcome: Outcome) -> str | None:
     match outcome:
         case Answered():
             return None
-        case InsufficientEvidence():
-            return "model_abstained"
+        case InsufficientEvidence(missing=missing):
+            return "unclear_evidence" if missing == UNCLEAR else "model_abstained"
         case Ambiguous():
             return "model_ambiguous"
         case Declined(reason_code=code, detail=detail):

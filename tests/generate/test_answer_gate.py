@@ -10,6 +10,7 @@ from generate.answer_gate import AnswerGate, Signals, case_signals
 from generate.answer_types import expect
 from generate.checks import verify
 from generate.extractive import ExtractiveGenerator
+from generate.reasons import UNCLEAR, outcome_reason
 from generate.text import content_words
 from generate.unit_scoring import score_unit, units_of
 from render.prompt import render
@@ -68,7 +69,8 @@ def test_a_standout_block_and_unit_pass_the_default_gate() -> None:
 
 def test_evidence_spread_evenly_is_held_back_although_the_unit_clears_min_score() -> None:
     outcome, raw = generate(flat())
-    assert isinstance(outcome, InsufficientEvidence)
+    assert isinstance(outcome, InsufficientEvidence) and outcome.missing == UNCLEAR
+    assert outcome_reason(outcome) == "unclear_evidence"  # not "the documents do not say"
     gate = raw["gate"]
     assert isinstance(gate, dict) and gate["confidence"] < AnswerGate().threshold
     # The same hits with the gate open are answered: the gate, not min_score, held it back.

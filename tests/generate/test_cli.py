@@ -34,10 +34,10 @@ class Docent:
         self.app = make_app()
         self.env = {"DOCENT_DATA_DIR": str(data_dir), "DOCENT_ENV": "test"}
 
-    def __call__(self, *args: str) -> tuple[int, str, str]:
+    def __call__(self, *args: str, **env: str) -> tuple[int, str, str]:
         get_settings.cache_clear()
         try:
-            result = CliRunner().invoke(self.app, list(args), env=self.env)
+            result = CliRunner().invoke(self.app, list(args), env={**self.env, **env})
         finally:
             get_settings.cache_clear()
         return result.exit_code, result.stdout, result.stderr
@@ -88,6 +88,21 @@ def test_ask_outside_the_documents_says_so_and_who_to_ask(docent: Docent) -> Non
     assert code == 0
     assert out.startswith("The documents do not cover this.")
     assert "Who to ask:" in out
+
+
+def test_an_answer_the_gate_holds_back_says_the_documents_do_not_answer_it_clearly(
+    docent: Docent,
+) -> None:
+    question = "How many days of paid annual leave do full-time employees get?"
+    strict = {"DOCENT_ANSWER_CONFIDENCE": "1.0"}  # no answer stands out enough
+    code, out, _ = docent("ask", question, **strict)
+    assert code == 0
+    assert out.startswith("The documents do not answer this clearly.")
+    assert "none of them stands out clearly enough" in out and "Who to ask:" in out
+    code, out, _ = docent("ask", question, "--json", **strict)
+    body = json.loads(out)
+    assert body["outcome"] == "insufficient_evidence"
+    assert body["reason_code"] == "unclear_evidence"
 
 
 def test_a_public_asker_gets_nothing_from_employee_documents(docent: Docent) -> None:

@@ -137,7 +137,9 @@ function renderAnswer(data, question) {
       handoffOffer(data, question, true)));
   } else {
     const messages = {
-      insufficient_evidence: ["The documents don't cover this.", data.missing ? `What's missing: ${data.missing}` : "None of the passages you can read answer this question."],
+      insufficient_evidence: data.reason_code === "unclear_evidence"
+        ? ["The documents don't answer this clearly.", data.missing]
+        : ["The documents don't cover this.", data.missing ? `What's missing: ${data.missing}` : "None of the passages you can read answer this question."],
       ambiguous: ["Your question could mean more than one thing.", data.clarifying_question || "Could you say which you mean?"],
       declined: ["Docent can't answer this one.", reasonText(data.reason_code)],
     };
