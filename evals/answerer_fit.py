@@ -249,11 +249,13 @@ def gate_rows(
 
     grader = Grader(chunk_refs(services), services.settings.access_levels)
     generator = ExtractiveGenerator(weights=weights, gate=AnswerGate(threshold=0.0))
+    threshold = services.settings.relevance_threshold
     rows: list[GateRow] = []
     columns: dict[str, tuple[Case, Column]] = {}
     for case in cases:
         asker = replay_asker(services, replay_search(services, case), generator)
-        result = asker.ask(case.q, principal_for(case))
+        # The replay applies no relevance cut unless given one: the shipped chain's.
+        result = asker.ask(case.q, principal_for(case), threshold=threshold)
         output = ask_json(result)
         column, _, _ = grader.grade_output(case, output)
         columns[case.qid] = (case, column)

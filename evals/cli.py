@@ -298,7 +298,8 @@ def register(app: typer.Typer) -> None:
             f"\n\nThe answer gate, over the same {len(cases)} cases and each again with its "
             f"gold passages withheld ({len(everything)} in all), min_score as chosen above; "
             f"threshold: least cost among those keeping answerable correct within "
-            f"{max_answer_loss:.0%} of the open gate's.\n\n"
+            f"{max_answer_loss:.0%} of the open gate's. The setting "
+            "(`DOCENT_ANSWER_CONFIDENCE`) is the deployment's choice along this curve.\n\n"
         )
         gate = fit_gate(rows)
         if gate is None:

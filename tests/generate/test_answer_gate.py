@@ -60,19 +60,30 @@ def generate(hits: list[Hit], gate: AnswerGate | None = None) -> tuple[object, d
     return outcome, json.loads(generation.raw_output)
 
 
-def test_a_standout_block_and_unit_pass_the_default_gate() -> None:
-    outcome, raw = generate(standout())
+# A deployment that turned the gate on, at the threshold fit-answerer's rule chose on dev.
+CAREFUL = AnswerGate(threshold=0.3)
+
+
+def test_the_gate_is_open_by_default() -> None:
+    assert AnswerGate().threshold == 0.0
+    outcome, raw = generate(flat())
+    assert isinstance(outcome, Answered)
+    assert isinstance(raw["gate"], dict)  # the signals are in the trace all the same
+
+
+def test_a_standout_block_and_unit_pass_the_gate() -> None:
+    outcome, raw = generate(standout(), CAREFUL)
     assert isinstance(outcome, Answered) and "25 days" in outcome.answer
     gate = raw["gate"]
-    assert isinstance(gate, dict) and gate["confidence"] >= AnswerGate().threshold
+    assert isinstance(gate, dict) and gate["confidence"] >= CAREFUL.threshold
 
 
 def test_evidence_spread_evenly_is_held_back_although_the_unit_clears_min_score() -> None:
-    outcome, raw = generate(flat())
+    outcome, raw = generate(flat(), CAREFUL)
     assert isinstance(outcome, InsufficientEvidence) and outcome.missing == UNCLEAR
     assert outcome_reason(outcome) == "unclear_evidence"  # not "the documents do not say"
     gate = raw["gate"]
-    assert isinstance(gate, dict) and gate["confidence"] < AnswerGate().threshold
+    assert isinstance(gate, dict) and gate["confidence"] < CAREFUL.threshold
     # The same hits with the gate open are answered: the gate, not min_score, held it back.
     opened, _ = generate(flat(), AnswerGate(threshold=0.0))
     assert isinstance(opened, Answered)
