@@ -57,13 +57,21 @@ def table_view(text: str) -> dict[str, list[str] | list[list[str]]] | None:
     return {"header": cells(header.splitlines()[0]), "rows": [cells(r) for r in rows]}
 
 
-def cell_value(cell: str) -> Decimal | None:
-    """The first number in a cell ("50 kW" → 50, "€1,200" → 1200), or None."""
-    match = _NUMBER.search(cell)
-    if not match:
+def cell_value(cell: str, asked: frozenset[str] = frozenset()) -> Decimal | None:
+    """The number a cell gives, or None: the one just before a word the question asks
+    about ("16-inch laptop, 32 GB memory" → 32 for "the most memory"), else the first
+    ("50 kW" → 50, "€1,200" → 1200)."""
+    numbers = list(_NUMBER.finditer(cell))
+    if not numbers:
         return None
+    chosen = numbers[0]
+    for match in numbers:
+        following = cell[match.end() :].split()[:2]  # "32 GB memory": the unit, then the word
+        if asked & content_words(" ".join(following)):
+            chosen = match
+            break
     try:
-        return Decimal(match.group(0).replace(",", ""))
+        return Decimal(chosen.group(0).replace(",", ""))
     except InvalidOperation:
         return None
 
@@ -101,8 +109,12 @@ def superlative_row(
     column = superlative_column(header, rows, superlative, question)
     if column is None:
         return None
+    # The column's own name ("Laptop") does not say which of a cell's figures is asked for.
+    asked = frozenset(
+        content_words(question) - content_words(cells(header.splitlines()[0])[column])
+    )
     values = [
-        (cell_value(cells(r)[column]) if column < len(cells(r)) else None, i)
+        (cell_value(cells(r)[column], asked) if column < len(cells(r)) else None, i)
         for i, r in enumerate(rows)
     ]
     present = [(v, i) for v, i in values if v is not None]

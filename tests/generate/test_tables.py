@@ -11,6 +11,7 @@ from generate.tables import (
     table_rows,
     table_view,
 )
+from generate.text import content_words
 
 CHARGERS = (
     "| Space | Charger | Power | Connector |\n| --- | --- | --- | --- |\n"
@@ -57,3 +58,32 @@ def test_a_tie_at_the_top_picks_no_row() -> None:
     dearest = expect("Which plan is the most expensive?").superlative
     assert dearest is not None
     assert superlative_row(header, rows, dearest, "Which plan is the most expensive?") is None
+
+
+LAPTOPS = (
+    "| Role | Laptop | Extras |\n"
+    "|---|---|---|\n"
+    "| Engineering and data | 16-inch laptop, 32 GB memory | Two 27-inch monitors |\n"
+    "| Design | 16-inch laptop, 36 GB memory | One 32-inch colour-calibrated monitor |\n"
+    "| Everyone else | 14-inch laptop, 16 GB memory | One 27-inch monitor |"
+)
+
+
+def test_a_cell_gives_the_number_of_the_thing_asked_about() -> None:
+    memory = frozenset(content_words("memory"))
+    assert cell_value("16-inch laptop, 32 GB memory", memory) == 32
+    assert cell_value("16-inch laptop, 32 GB memory") == 16  # nothing asked: the first
+    assert cell_value("14-inch laptop", memory) == 14  # the word is absent: the first
+
+
+def test_a_superlative_over_descriptive_cells_ranks_by_the_asked_figure() -> None:
+    header, rows = table_rows(LAPTOPS) or ("", [])
+    question = "which team gets the laptop with the most memory?"
+    most = expect(question).superlative
+    assert most is not None
+    assert superlative_row(header, rows, most, question) == 1  # Design, 36 GB
+    # Without the asked word every laptop is "16-inch" first: no clear winner, no answer.
+    question = "which team gets the biggest laptop?"
+    biggest = expect(question).superlative
+    assert biggest is not None
+    assert superlative_row(header, rows, biggest, question) is None
