@@ -21,7 +21,8 @@ _OLDER = re.compile(
 # "old" in an age ("my 12 year old", "a six-month-old", "how old must I be") asks for no
 # version.
 _AGE = re.compile(
-    r"\b(?:[\w.]+[\s-]+(?:years?|months?|weeks?|days?)[\s-]+old|how old|old enough)\b",
+    r"\b(?:(?:\d[\d.]*|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"few|several)[\s-]+(?:years?|months?|weeks?|days?)[\s-]+old|how old|old enough)\b",
     re.IGNORECASE,
 )
 _BEFORE = re.compile(

@@ -260,7 +260,7 @@ def gate_rows(
         column, _, _ = grader.grade_output(case, output)
         columns[case.qid] = (case, column)
         raw = json.loads(result.generation.raw_output) if result.generation else {}
-        gate = raw.get("gate")
+        gate = raw.get("answer_gate")
         if output["outcome"] == "answered" and gate:
             vector = tuple(float(gate["signals"][name]) for name in SIGNALS)
             rows.append(GateRow(case, vector, column))
@@ -332,7 +332,9 @@ def choose_gate_threshold(
     """The least-cost threshold (at ``wrong_cost``) among those that keep the answerable
     cases' correct rate within ``max_answer_loss`` of the open gate's: the gate spends what
     it tells apart on fewer wrong answers, not on answering fewer questions. Ties go to the
-    lower threshold."""
+    lower threshold. The floor covers the ``answerable`` stratum only; the other
+    must-answer strata (superseded, past_version, permission_allowed) enter through the
+    cost."""
     floor = answerable_correct(graded[min(graded)]) - max_answer_loss
     allowed = [t for t in graded if answerable_correct(graded[t]) >= floor - 1e-9]
     return min(allowed, key=lambda t: (cost(graded[t], wrong_cost), t))

@@ -25,12 +25,23 @@ The answer stands when ``confidence`` reaches ``threshold``; otherwise the outco
 ``evals/cases/`` only, by ``docent eval fit-answerer``, which also prints the threshold
 curve (``evals/reports/answerer_fit.md``).
 
+Where it applies: the ordinary answer path (current, then pending, then superseded tiers),
+its table and overview answers included. A question that names a past version is answered
+from that version without the gate (it is asked for by name; ``docent.versions``). With a
+single block the lead is that block's relevance, and with no rival unit the margin is the
+unit's whole score.
+
+The coefficients hold for the offline reranker's scores (``retrieval/rerank.py``): a
+CrossEncoder reranker scores on another scale and needs its own fit (``fit-answerer`` prints
+them; they are the ``AnswerGate`` defaults here) before any threshold above 0 means anything.
+
 The gate is open by default (``DOCENT_ANSWER_CONFIDENCE=0``). On the sample corpus the
-threshold its rule chooses (0.3: no right answer lost on dev) removes 5 of 73 wrong answers,
-within noise, and sits at the edge of real questions' confidence (the per-diem question of
-issue 13 scores 0.298). Its use is the curve: a deployment that would rather hand a
-question to a person than risk a wrong answer sets 0.5 (dev: wrong answers 73 → 32, right
-answers 64 % → 55 %; the same shape on an unseen corpus of natural questions).
+threshold its rule chooses (0.3: no right answer of the ``answerable`` stratum lost on dev)
+removes 5 of 73 wrong answers, within noise, and sits at the edge of real questions'
+confidence (the per-diem question of issue 13 scores 0.298). Its use is the curve: a
+deployment that would rather hand a question to a person than risk a wrong answer sets 0.5
+(dev: wrong answers 73 → 32, right answers 64 % → 55 %; the same shape on an unseen corpus
+of natural questions).
 """
 
 from __future__ import annotations

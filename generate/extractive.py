@@ -8,8 +8,9 @@ days, an amount, a date, a rule, a role…); see ``generate/unit_scoring.py`` fo
 scoring function and ``generate/answer_types.py`` for the question types. The best unit
 answers if it reaches ``Weights.min_score`` and the case passes the answer gate
 (``generate/answer_gate.py``: does one block and one unit stand out, as they do when the
-documents answer?); otherwise the outcome is ``insufficient_evidence`` — abstention by
-evidence, whatever words the question uses.
+documents answer? — not applied to a question naming a past version); otherwise the
+outcome is ``insufficient_evidence`` — abstention by evidence, whatever words the question
+uses.
 
 Around the best unit: a neighbouring unit of the same short block that shares the
 question's words joins it (a rule and its exception read together); a lead-in ending in

@@ -57,21 +57,26 @@ def table_view(text: str) -> dict[str, list[str] | list[list[str]]] | None:
     return {"header": cells(header.splitlines()[0]), "rows": [cells(r) for r in rows]}
 
 
-def cell_value(cell: str, asked: frozenset[str] = frozenset()) -> Decimal | None:
-    """The number a cell gives, or None: the one just before a word the question asks
-    about ("16-inch laptop, 32 GB memory" → 32 for "the most memory"), else the first
-    ("50 kW" → 50, "€1,200" → 1200)."""
-    numbers = list(_NUMBER.finditer(cell))
-    if not numbers:
-        return None
-    chosen = numbers[0]
-    for match in numbers:
-        following = cell[match.end() :].split()[:2]  # "32 GB memory": the unit, then the word
-        if asked & content_words(" ".join(following)):
-            chosen = match
-            break
+def cell_value(cell: str) -> Decimal | None:
+    """The first number in a cell ("50 kW" → 50, "€1,200" → 1200), or None."""
+    match = _NUMBER.search(cell)
+    return _decimal(match.group(0)) if match else None
+
+
+def asked_value(cell: str, asked: frozenset[str]) -> Decimal | None:
+    """The number just before a word the question asks about ("16-inch laptop, 32 GB
+    memory" → 32 for "the most memory"), within its own comma- or semicolon-separated part
+    of the cell; None when no number there is followed by such a word."""
+    for match in _NUMBER.finditer(cell):
+        part = re.split(r"[,;]", cell[match.end() :], maxsplit=1)[0]
+        if asked & content_words(" ".join(part.split()[:2])):  # the unit, then the word
+            return _decimal(match.group(0))
+    return None
+
+
+def _decimal(number: str) -> Decimal | None:
     try:
-        return Decimal(chosen.group(0).replace(",", ""))
+        return Decimal(number.replace(",", ""))
     except InvalidOperation:
         return None
 
@@ -110,13 +115,14 @@ def superlative_row(
     if column is None:
         return None
     # The column's own name ("Laptop") does not say which of a cell's figures is asked for.
-    asked = frozenset(
-        content_words(question) - content_words(cells(header.splitlines()[0])[column])
-    )
-    values = [
-        (cell_value(cells(r)[column], asked) if column < len(cells(r)) else None, i)
-        for i, r in enumerate(rows)
-    ]
+    name = cells(header.splitlines()[0])[column]
+    asked = frozenset(content_words(question) - content_words(name))
+    texts = [cells(r)[column] if column < len(cells(r)) else "" for r in rows]
+    # Once a cell gives the asked figure ("32 GB memory"), every row is ranked by that
+    # figure alone: a row without it is not compared on another one ("64-inch display").
+    by_word = [asked_value(t, asked) for t in texts]
+    chosen = by_word if any(v is not None for v in by_word) else [cell_value(t) for t in texts]
+    values = [(v, i) for i, v in enumerate(chosen)]
     present = [(v, i) for v, i in values if v is not None]
     if not present:
         return None

@@ -25,7 +25,7 @@ def working(outcome: Outcome, considered: list[Scored], gate: dict[str, object] 
     return json.dumps(
         {
             "kind": outcome.kind,
-            "gate": gate,
+            "answer_gate": gate,
             "candidates": [
                 {
                     "id": s.unit.hit.chunk.chunk_id,

@@ -23,6 +23,9 @@ from tests.render.builders import make_chunk
         ("How old do you have to be to open an account?", None),
         ("is a 3 years old laptop old enough to replace?", None),
         ("What did my 10 year old laptop's old warranty say?", VersionRequest(older=True)),
+        ("Can a two-year-old come to the office party?", None),
+        # A word that is not a count keeps "old" a version word.
+        ("What was the rule last year old or new?", VersionRequest(older=True)),
     ],
 )
 def test_version_request(question: str, request_: VersionRequest | None) -> None:

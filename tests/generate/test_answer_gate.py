@@ -68,13 +68,13 @@ def test_the_gate_is_open_by_default() -> None:
     assert AnswerGate().threshold == 0.0
     outcome, raw = generate(flat())
     assert isinstance(outcome, Answered)
-    assert isinstance(raw["gate"], dict)  # the signals are in the trace all the same
+    assert isinstance(raw["answer_gate"], dict)  # the signals are in the trace all the same
 
 
 def test_a_standout_block_and_unit_pass_the_gate() -> None:
     outcome, raw = generate(standout(), CAREFUL)
     assert isinstance(outcome, Answered) and "25 days" in outcome.answer
-    gate = raw["gate"]
+    gate = raw["answer_gate"]
     assert isinstance(gate, dict) and gate["confidence"] >= CAREFUL.threshold
 
 
@@ -82,7 +82,7 @@ def test_evidence_spread_evenly_is_held_back_although_the_unit_clears_min_score(
     outcome, raw = generate(flat(), CAREFUL)
     assert isinstance(outcome, InsufficientEvidence) and outcome.missing == UNCLEAR
     assert outcome_reason(outcome) == "unclear_evidence"  # not "the documents do not say"
-    gate = raw["gate"]
+    gate = raw["answer_gate"]
     assert isinstance(gate, dict) and gate["confidence"] < CAREFUL.threshold
     # The same hits with the gate open are answered: the gate, not min_score, held it back.
     opened, _ = generate(flat(), AnswerGate(threshold=0.0))
@@ -91,7 +91,7 @@ def test_evidence_spread_evenly_is_held_back_although_the_unit_clears_min_score(
 
 def test_the_trace_shows_the_signals_the_gate_read() -> None:
     _, raw = generate(flat())
-    gate = raw["gate"]
+    gate = raw["answer_gate"]
     assert isinstance(gate, dict)
     signals = gate["signals"]
     assert set(signals) == {"block", "lead", "margin"}

@@ -4,6 +4,7 @@ from decimal import Decimal
 
 from generate.answer_types import expect
 from generate.tables import (
+    asked_value,
     cell_value,
     row_reading,
     superlative_column,
@@ -70,10 +71,12 @@ LAPTOPS = (
 
 
 def test_a_cell_gives_the_number_of_the_thing_asked_about() -> None:
-    memory = frozenset(content_words("memory"))
-    assert cell_value("16-inch laptop, 32 GB memory", memory) == 32
+    memory, storage = frozenset(content_words("memory")), frozenset(content_words("storage"))
+    assert asked_value("16-inch laptop, 32 GB memory", memory) == 32
     assert cell_value("16-inch laptop, 32 GB memory") == 16  # nothing asked: the first
-    assert cell_value("14-inch laptop", memory) == 14  # the word is absent: the first
+    assert asked_value("14-inch laptop", memory) is None  # the word is absent
+    # Label before value: the word after "32 GB," belongs to the next part, not to 32.
+    assert asked_value("memory 32 GB, storage 512 GB", storage) is None
 
 
 def test_a_superlative_over_descriptive_cells_ranks_by_the_asked_figure() -> None:
@@ -87,3 +90,15 @@ def test_a_superlative_over_descriptive_cells_ranks_by_the_asked_figure() -> Non
     biggest = expect(question).superlative
     assert biggest is not None
     assert superlative_row(header, rows, biggest, question) is None
+
+
+def test_a_row_without_the_asked_figure_is_not_ranked_on_another_one() -> None:
+    header, rows = table_rows(
+        "| Team | Kit |\n|---|---|\n"
+        "| Data | 16-inch laptop, 32 GB memory |\n"
+        "| Events | 64-inch display wall |"
+    ) or ("", [])
+    question = "which team gets the laptop with the most memory?"
+    most = expect(question).superlative
+    assert most is not None
+    assert superlative_row(header, rows, most, question) == 0  # 32 GB, not the 64-inch wall
