@@ -302,28 +302,29 @@ def gated_columns(
 def fit_gate(rows: Sequence[GateRow]) -> AnswerGate | None:
     """The gate's coefficients (threshold 0.5 until one is chosen); None when the answered
     cases are all right or all wrong (nothing to tell apart)."""
-    from generate.answer_gate import AnswerGate
+    from generate.answer_gate import SIGNALS, AnswerGate
 
     if len({r.column for r in rows}) < 2:
         return None
     x = np.asarray([r.signals for r in rows], dtype=np.float64)
     y = np.asarray([r.column == "correct" for r in rows], dtype=np.float64)
     intercept, c = fit_logistic(x, y)
-    return AnswerGate(
-        intercept=round(intercept, 3),
-        block=round(float(c[0]), 3),
-        lead=round(float(c[1]), 3),
-        margin=round(float(c[2]), 3),
-        threshold=0.5,
-    )
+    fitted = {name: round(float(v), 3) for name, v in zip(SIGNALS, c, strict=True)}
+    return AnswerGate(intercept=round(intercept, 3), threshold=0.5, **fitted)
 
 
 GATE_THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(0, 17))  # 0.00 … 0.80
 
 
-def answerable_correct(columns: Sequence[tuple[Case, Column]]) -> float:
+def answerable_counts(columns: Sequence[tuple[Case, Column]]) -> tuple[int, int]:
+    """Answerable cases graded correct, and answerable cases."""
     answerable = [column for case, column in columns if case.stratum == "answerable"]
-    return sum(c == "correct" for c in answerable) / len(answerable) if answerable else 0.0
+    return sum(c == "correct" for c in answerable), len(answerable)
+
+
+def answerable_correct(columns: Sequence[tuple[Case, Column]]) -> float:
+    right, total = answerable_counts(columns)
+    return right / total if total else 0.0
 
 
 def choose_gate_threshold(
@@ -359,10 +360,9 @@ def gate_report(
         mark = " ◀ chosen" if t == gate.threshold else ""
         wrong = sum(column == "wrong" for _, column in rows)
         held = sum(column == "abstained" for _, column in rows)
-        answerable = [column for case, column in rows if case.stratum == "answerable"]
-        right = sum(column == "correct" for column in answerable)
+        right, total = answerable_counts(rows)
         lines.append(
-            f"| {t:.2f}{mark} | {right}/{len(answerable)} {answerable_correct(rows):.0%} "
+            f"| {t:.2f}{mark} | {right}/{total} {answerable_correct(rows):.0%} "
             f"| {wrong} | {held} "
             f"| {cost(rows, wrong_cost):g} |"
         )

@@ -48,11 +48,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass, fields
 
 from generate.unit_scoring import Scored, relevance
-
-SIGNALS = ("block", "lead", "margin")
 
 
 @dataclass(frozen=True)
@@ -62,7 +60,10 @@ class Signals:
     margin: float
 
     def vector(self) -> tuple[float, ...]:
-        return (self.block, self.lead, self.margin)
+        return astuple(self)
+
+
+SIGNALS = tuple(f.name for f in fields(Signals))  # each has its coefficient in AnswerGate
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ class AnswerGate:
         return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
 
     def coefficients(self) -> tuple[float, ...]:
-        return (self.block, self.lead, self.margin)
+        return tuple(getattr(self, name) for name in SIGNALS)
 
     def passes(self, signals: Signals) -> bool:
         return self.confidence(signals) >= self.threshold
