@@ -106,6 +106,40 @@ _SUPERLATIVES = {
 _SUPERLATIVE = re.compile(
     r"\b(" + "|".join(sorted(_SUPERLATIVES, key=len, reverse=True)) + r")\b", re.IGNORECASE
 )
+# A comparison between named rows ("which of the two … pays the bigger allowance") picks a
+# row the way a superlative does; only in a "which/what/who/where" question, since "longer
+# than 30 days" in a yes/no question compares with a rule, not between rows.
+_COMPARATIVES = {
+    "faster": "fastest",
+    "quicker": "quickest",
+    "slower": "slowest",
+    "cheaper": "cheapest",
+    "more expensive": "most expensive",
+    "higher": "highest",
+    "lower": "lowest",
+    "larger": "largest",
+    "bigger": "biggest",
+    "greater": "highest",
+    "smaller": "smallest",
+    "longer": "longest",
+    "shorter": "shortest",
+}
+_COMPARATIVE = re.compile(
+    r"^(?:which|what|who|where)\b.*?\b("
+    + "|".join(sorted(_COMPARATIVES, key=len, reverse=True))
+    + r")\b(?! than)",
+    re.IGNORECASE,
+)
+# Words "how many" can be followed by that are not what is counted ("how many of those").
+_NOT_COUNTED = frozenset("of those these them they times".split())
+# A limit ("what's the maximum I can carry over", "the most I can spend") wants the figure
+# the rule sets, in prose or in a row; only "which/who/where …" picks a row by a column.
+_LIMIT = re.compile(
+    r"\b(maximum|minimum|max|min)\b|\bthe (most|least) (i|we|you|they|an? \w+|employees?)"
+    r" (can|may|could|might|am|are|is|get|gets)\b",
+    re.IGNORECASE,
+)
+_ROW_QUESTION = re.compile(r"^(?:which|who|whom|where)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -113,6 +147,7 @@ class Superlative:
     direction: Literal["max", "min"]
     hints: tuple[str, ...]  # words a column header for this superlative tends to hold
     word: str
+    between: bool = False  # a comparison ("the bigger"): only between the rows it names
 
 
 @dataclass(frozen=True)
@@ -134,11 +169,9 @@ def _last_question(question: str) -> str:
 def expect(question: str) -> Expectation:
     whole = " ".join(question.lower().split())
     asking = " ".join(_last_question(question).lower().split())
-    sup = _SUPERLATIVE.search(whole)
-    superlative = None
-    if sup:
-        direction, hints = _SUPERLATIVES[sup.group(1).lower()]
-        superlative = Superlative(direction, hints, sup.group(1).lower())  # type: ignore[arg-type]
+    # "What's the most I can spend a night?" asks for a cap, not for a row to be picked.
+    limit = bool(_LIMIT.search(asking)) and not _ROW_QUESTION.match(asking)
+    superlative = None if limit else _superlative(whole, asking)
     many = re.search(
         r"how many ((?:[\w'-]+ ){0,2}?[\w'-]+?)(?= (?:do|does|did|can|could|will|would|"
         r"are|is|am|should|must|may|might|have|has|of|per|a|an|each|every|in|on|"
@@ -146,10 +179,9 @@ def expect(question: str) -> Expectation:
         whole,
     )
     if many:
-        unit = stem(many.group(1).split()[-1])
         per = re.search(r"\b(?:a|per|each|every) (week|month|year|day|night|km|hour)\b", whole)
         return Expectation(
-            "quantity", frozenset({unit}), stem(per.group(1)) if per else None, superlative
+            "quantity", _counted(many.group(1)), stem(per.group(1)) if per else None, superlative
         )
     if re.search(r"\bhow long (must|should|can|does|do|will|would|is|are)\b.*\bbe\b\W*$", whole):
         return Expectation("quantity", frozenset(), None, superlative)  # a length, not a time
@@ -165,8 +197,10 @@ def expect(question: str) -> Expectation:
         asking,
     ):
         return Expectation("date", frozenset(), None, superlative)
-    if re.search(r"\bwhat (percent|percentage|share|proportion|fraction)\b|\bhow much of\b", whole):
+    if re.search(r"\bwhat (percent|percentage|share|proportion|fraction)\b", whole):
         return Expectation("quantity", frozenset({"%"}), None, superlative)
+    if re.search(r"\bhow much of\b", whole):  # a share, or the amount it comes to
+        return Expectation("quantity", frozenset({"%", "€", "$", "£"}), None, superlative)
     if re.search(r"\bhow much\b", whole) or re.search(
         r"\b(what|what's|whats|how)\b.{0,30}\b(allowance|per diem|budget|stipend|cost|price|"
         r"fee|rate|cap|limit|salary|bonus|amount|match)\b",
@@ -174,6 +208,8 @@ def expect(question: str) -> Expectation:
     ):
         kind: Kind = "money" if _MONEY_HINT.search(whole) else "quantity"
         return Expectation(kind, frozenset(), None, superlative)
+    if limit:
+        return Expectation("money" if _MONEY_HINT.search(whole) else "quantity")
     if re.search(r"\bhow (often|far|old|big|large|fast)\b|\brate\b|\bpercent", whole):
         return Expectation("quantity", frozenset(), None, superlative)
     if re.match(r"^(who|whom|whose)\b|\bwhich (team|person|department|role)\b", asking) or (
@@ -189,6 +225,30 @@ def expect(question: str) -> Expectation:
     if _AUX_START.match(asking) or re.search(r"\b(am i|are we|is it|can i|can we)\b", asking):
         return Expectation("yesno", frozenset(), None, superlative)
     return Expectation("other", frozenset(), None, superlative)
+
+
+def _superlative(whole: str, asking: str) -> Superlative | None:
+    found = _SUPERLATIVE.search(whole)
+    compared = None if found else _COMPARATIVE.search(asking)
+    if found:
+        word = found.group(1).lower()
+    elif compared:
+        word = _COMPARATIVES[compared.group(1).lower()]
+    else:
+        return None
+    direction, hints = _SUPERLATIVES[word]
+    return Superlative(direction, hints, word, between=compared is not None)  # type: ignore[arg-type]
+
+
+def _counted(words: str) -> frozenset[str]:
+    """What "how many …" counts: a unit of time among the words that follow ("days off
+    sick" counts days), else the last of them ("annual leave days"); nothing for a pronoun
+    ("how many of those")."""
+    stems = [stem(w) for w in words.split() if w not in _NOT_COUNTED]
+    timed = [w for w in stems if w in TIME_UNITS_STEMS]
+    if timed:
+        return frozenset(timed[:1])
+    return frozenset(stems[-1:])
 
 
 def counted_units(text: str) -> set[str]:

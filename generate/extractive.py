@@ -42,7 +42,7 @@ from generate.outcomes import answered
 from generate.protocols import Generation
 from generate.quoting import ambiguous, cite, differ_in_figures
 from generate.reasons import UNCLEAR
-from generate.tables import cells, row_reading, superlative_row
+from generate.table_answers import superlative_table, table_answer
 from generate.text import content_words
 from generate.unit_scoring import (
     GENERIC_WORDS,
@@ -122,7 +122,7 @@ class ExtractiveGenerator:
                     outcome = _quote_block(overview, hits)
                     return Generation(outcome, working(outcome, considered, gate), self.model)
             if best is not None and expectation.superlative is not None:
-                table = _superlative_table(best, scored, asked)
+                table = superlative_table(best, scored, asked.question, expectation.superlative)
                 if table is not None:
                     outcome = answered(*table, hits)
                     return Generation(outcome, working(outcome, considered, gate), self.model)
@@ -211,7 +211,7 @@ class ExtractiveGenerator:
         block = [s for s in scored if s.unit.hit is best.unit.hit]
         cid = best.unit.hit.chunk.chunk_id
         if best.unit.header is not None:
-            return self._table_answer(best, block, hits, expectation, question)
+            return table_answer(best, block, hits, expectation, question)
         if best.unit.text.rstrip().endswith(":"):
             items = [s for s in block if s.unit.index > best.unit.index][:MAX_LIST_ITEMS]
             # An item naming something the lead-in does not ("Tier 1") picks itself out.
@@ -293,36 +293,6 @@ class ExtractiveGenerator:
                     chosen.setdefault(id(s), s)
         return list(chosen.values())
 
-    def _table_answer(
-        self,
-        best: Scored,
-        block: list[Scored],
-        hits: Sequence[Hit],
-        expectation: Expectation,
-        question: str,
-    ) -> Outcome:
-        rows = [s for s in block if s.unit.header is not None]
-        header = best.unit.header or ""
-        cid = best.unit.hit.chunk.chunk_id
-        if expectation.superlative is not None:
-            pick = superlative_row(
-                header, [s.unit.text for s in rows], expectation.superlative, question
-            )
-            if pick is not None:
-                quote = "\n".join([header, rows[pick].unit.text])
-                return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
-        header_words = content_words(header)
-        # Rows matching the question exactly as well as the best row does, on words of their
-        # own cells (not the header's): when several tie, the question did not pick a row.
-        specific = best.own - header_words
-        ties = [s for s in rows if s.own - header_words == specific and s.own == best.own]
-        if not specific and len(ties) >= 2:
-            readings = [row_reading(header, s.unit.text) for s in ties[:3]]
-            return ambiguous(readings, [cells(s.unit.text)[0] for s in ties[:3]])
-        matched = sorted([s for s in ties if specific][:2] or [best], key=lambda s: s.unit.index)
-        quote = "\n".join([header, *(s.unit.text for s in matched)])
-        return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
-
 
 def _overview(scored: list[Scored], asked: Asked) -> list[Scored]:
     """For "what is the severance policy": the first block of the document whose title names
@@ -340,28 +310,6 @@ def _overview(scored: list[Scored], asked: Asked) -> list[Scored]:
     first = min(titled, key=lambda s: (_chunk_number(s.unit.hit), s.unit.index))
     block = [s for s in titled if s.unit.hit is first.unit.hit]
     return sorted(block, key=lambda s: s.unit.index)[:2]
-
-
-def _superlative_table(
-    best: Scored, scored: list[Scored], asked: Asked
-) -> tuple[str, list[tuple[str, str]]] | None:
-    """For "which charger is the fastest": the row a superlative picks from a table of the
-    best unit's document (the best unit may be prose that only mentions the chargers)."""
-    superlative = asked.expectation.superlative
-    if superlative is None:
-        return None
-    source = best.unit.hit.chunk.source
-    tables: dict[str, list[Scored]] = {}
-    for s in scored:
-        if s.unit.header is not None and s.unit.hit.chunk.source == source:
-            tables.setdefault(s.unit.hit.chunk.chunk_id, []).append(s)
-    for cid, rows in sorted(tables.items(), key=lambda kv: -max(s.score for s in kv[1])):
-        header = rows[0].unit.header or ""
-        pick = superlative_row(header, [s.unit.text for s in rows], superlative, asked.question)
-        if pick is not None:
-            quote = "\n".join([header, rows[pick].unit.text])
-            return f"{quote} [{cid}]", [(cid, quote)]
-    return None
 
 
 def _carries_type(scored: Scored) -> bool:

@@ -81,6 +81,13 @@ def _decimal(number: str) -> Decimal | None:
         return None
 
 
+_LABEL = re.compile(r"^[A-Za-z]+\s+\d+$")  # "Tier 1", "Level 2": a category, not a measure
+
+
+def _measure(cell: str) -> bool:
+    return cell_value(cell) is not None and not _LABEL.match(cell.strip())
+
+
 def superlative_column(
     header: str, rows: Sequence[str], superlative: Superlative, question: str
 ) -> int | None:
@@ -91,8 +98,7 @@ def superlative_column(
     numeric = [
         i
         for i in range(len(names))
-        if sum(cell_value(cells(r)[i]) is not None for r in rows if i < len(cells(r)))
-        >= max(2, len(rows) // 2)
+        if sum(_measure(cells(r)[i]) for r in rows if i < len(cells(r))) >= max(2, len(rows) // 2)
     ]
     if not numeric:
         return None

@@ -37,6 +37,29 @@ from generate.answer_types import expect, type_fit, wants_figure
         ("What is the severance policy?", "overview", set(), None),
         ("What percentage of severance is taxed?", "quantity", {"%"}, None),
         ("Tell me about the dress code", "other", set(), None),
+        # What "how many" counts is the unit of time among its words, not the last word.
+        (
+            "After how many days off sick do I need a medical certificate?",
+            "quantity",
+            {"day"},
+            None,
+        ),
+        (
+            "we just had a fire drill, how many of those do we do per year?",
+            "quantity",
+            set(),
+            "year",
+        ),
+        # "How much of the cost": a share or the amount it comes to.
+        (
+            "If the company asks me to relocate abroad, how much of the cost does it cover?",
+            "quantity",
+            {"%", "€", "$", "£"},
+            None,
+        ),
+        # A limit wants the figure the rule sets, not a row picked by a superlative.
+        ("What's the most I can spend on a hotel per night?", "money", set(), None),
+        ("Is there a maximum number of hours I can carry over?", "quantity", set(), None),
     ],
 )
 def test_expect_reads_the_asked_type(
@@ -60,6 +83,23 @@ def test_superlatives_name_a_direction_and_column_hints() -> None:
     cheapest = expect("Which is the cheapest paid plan?").superlative
     assert cheapest is not None and cheapest.direction == "min"
     assert expect("How many days of leave do I get?").superlative is None
+
+
+def test_a_limit_is_not_a_superlative_unless_the_question_picks_a_row() -> None:
+    assert expect("What is the maximum nightly hotel rate in a Tier 1 city?").superlative is None
+    assert expect("what's the most i can claim for lunch?").superlative is None
+    row = expect("Which charger has the maximum power?").superlative
+    assert row is not None and row.direction == "max" and not row.between
+
+
+def test_a_comparison_picks_between_the_rows_it_names() -> None:
+    bigger = expect("Which of Lisbon and Porto pays the bigger daily allowance?").superlative
+    assert bigger is not None and bigger.direction == "max" and bigger.between
+    cheaper = expect("Which plan is cheaper, Team or Business?").superlative
+    assert cheaper is not None and cheaper.direction == "min"
+    # A comparison with a rule ("longer than 30 days") picks no row.
+    assert expect("Which rule applies if I stay longer than 30 days?").superlative is None
+    assert expect("Can I work abroad for longer than 30 days?").superlative is None
 
 
 def test_a_days_question_fits_days_best_then_other_figures_then_none() -> None:

@@ -394,3 +394,12 @@ def test_the_threshold_is_the_weights_min_score() -> None:
 def test_weights_refuse_negative_margins() -> None:
     with pytest.raises(ValueError, match=">= 0"):
         Weights(same_block_margin=-0.1)
+
+
+def test_a_comparison_ranks_only_the_rows_the_question_names() -> None:
+    outcome = ask("Which of Lisbon and Porto pays the bigger daily per diem?", [table_hit()])
+    assert isinstance(outcome, Answered)
+    assert "| Lisbon | Portugal | Tier 1 | €64 |" in outcome.answer
+    assert "Amsterdam" not in outcome.answer and "Porto |" not in outcome.answer  # €78 is not asked
+    overall = ask("Which city pays the biggest daily per diem?", [table_hit()])
+    assert isinstance(overall, Answered) and "| Amsterdam |" in overall.answer

@@ -102,3 +102,16 @@ def test_a_row_without_the_asked_figure_is_not_ranked_on_another_one() -> None:
     most = expect(question).superlative
     assert most is not None
     assert superlative_row(header, rows, most, question) == 0  # 32 GB, not the 64-inch wall
+
+
+def test_a_label_with_a_number_is_a_category_not_a_measure() -> None:
+    header, rows = table_rows(
+        "| City | Tier | Daily per diem |\n|---|---|---|\n"
+        "| Sofia | Tier 2 | €44 |\n| Geneva | Tier 1 | €98 |\n| Porto | Tier 2 | €56 |"
+    ) or ("", [])
+    question = "which city gives you the smallest food allowance per day?"
+    smallest = expect(question).superlative
+    assert smallest is not None
+    # "Tier 1" is not the smallest figure: the per diem column is the only measure.
+    assert superlative_column(header, rows, smallest, question) == 2
+    assert superlative_row(header, rows, smallest, question) == 0

@@ -1,0 +1,78 @@
+"""Answers from a table: the row a question names, or the row a superlative or a
+comparison picks ("the fastest charger", "the bigger of Lisbon and Porto"), quoted with the
+table's header."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from docent.contracts import Hit, Outcome
+from generate.answer_types import Expectation, Superlative
+from generate.outcomes import answered
+from generate.quoting import ambiguous
+from generate.tables import cells, row_reading, superlative_row
+from generate.text import content_words
+from generate.unit_scoring import Scored
+
+
+def table_answer(
+    best: Scored,
+    block: list[Scored],
+    hits: Sequence[Hit],
+    expectation: Expectation,
+    question: str,
+) -> Outcome:
+    """The answer when the best unit is a table row: the row a superlative or comparison
+    picks, else the rows matching the question as well as the best one does (or, when the
+    question names none of them, a clarifying question)."""
+    rows = [s for s in block if s.unit.header is not None]
+    header = best.unit.header or ""
+    cid = best.unit.hit.chunk.chunk_id
+    if expectation.superlative is not None:
+        compared = compared_rows(rows, expectation.superlative, header)
+        pick = superlative_row(
+            header, [s.unit.text for s in compared], expectation.superlative, question
+        )
+        if pick is not None:
+            quote = "\n".join([header, compared[pick].unit.text])
+            return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
+    header_words = content_words(header)
+    # Rows matching the question exactly as well as the best row does, on words of their
+    # own cells (not the header's): when several tie, the question did not pick a row.
+    specific = best.own - header_words
+    ties = [s for s in rows if s.own - header_words == specific and s.own == best.own]
+    if not specific and len(ties) >= 2:
+        readings = [row_reading(header, s.unit.text) for s in ties[:3]]
+        return ambiguous(readings, [cells(s.unit.text)[0] for s in ties[:3]])
+    matched = sorted([s for s in ties if specific][:2] or [best], key=lambda s: s.unit.index)
+    quote = "\n".join([header, *(s.unit.text for s in matched)])
+    return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
+
+
+def superlative_table(
+    best: Scored, scored: Sequence[Scored], question: str, superlative: Superlative
+) -> tuple[str, list[tuple[str, str]]] | None:
+    """For "which charger is the fastest": the row a superlative picks from a table of the
+    best unit's document (the best unit may be prose that only mentions the chargers)."""
+    source = best.unit.hit.chunk.source
+    tables: dict[str, list[Scored]] = {}
+    for s in scored:
+        if s.unit.header is not None and s.unit.hit.chunk.source == source:
+            tables.setdefault(s.unit.hit.chunk.chunk_id, []).append(s)
+    for cid, rows in sorted(tables.items(), key=lambda kv: -max(s.score for s in kv[1])):
+        header = rows[0].unit.header or ""
+        rows = compared_rows(rows, superlative, header)
+        pick = superlative_row(header, [s.unit.text for s in rows], superlative, question)
+        if pick is not None:
+            quote = "\n".join([header, rows[pick].unit.text])
+            return f"{quote} [{cid}]", [(cid, quote)]
+    return None
+
+
+def compared_rows(rows: list[Scored], superlative: Superlative, header: str) -> list[Scored]:
+    """The rows a superlative ranks: all of them, or for a comparison ("the bigger of Lisbon
+    and Porto") the rows the question names in their own cells — none unless two are."""
+    if not superlative.between:
+        return rows
+    named = [s for s in rows if s.own - content_words(header)]
+    return named if len(named) >= 2 else []
