@@ -13,8 +13,9 @@ documented linear function of six signals:
   table row's header words count as its own; heading-path words count half);
 - ``t``: ``answer_types.type_fit`` — does the unit carry what the question asks for (a
   number of days for "how many days", a rule for a yes/no question);
-- ``d``: the share of the question's subject words in the document's title (the
-  Severance Guidelines answer "what is the severance policy", not a plan that mentions it);
+- ``d``: the share of the question's subject words in the document's title or the names of
+  its folders (the Severance Guidelines answer "what is the severance policy", not a plan
+  that mentions it; "at Basecamp, …" prefers ``basecamp-handbook/``);
 - ``m``: 1 for a sentence about the document itself ("This policy sets out …"), which
   describes a policy without stating any of it.
 
@@ -144,6 +145,14 @@ def semantic(unit: Unit) -> float:
     return base if best and best.strip() == unit.text.strip() else base - 0.05
 
 
+def collection_words(source: str) -> set[str]:
+    """The words of the folders a document sits in ("basecamp-handbook/benefits.md" →
+    basecamp, handbook): in a corpus gathered from several organisations, a question that
+    names one ("at Basecamp, …") names its documents as a title would."""
+    folders = source.replace("\\", "/").split("/")[:-1]
+    return content_words(" ".join(re.sub(r"[-_.]+", " ", f) for f in folders))
+
+
 # Sections that say what a document is for, not what it rules.
 FRAMING_HEADINGS = frozenset(
     {"scope", "purpose", "introduction", "about", "overview", "background"}
@@ -185,6 +194,7 @@ def features(
     chunk = unit.hit.chunk
     topic = words - GENERIC_WORDS
     named = content_words(chunk.title or (chunk.heading_path[0] if chunk.heading_path else ""))
+    named |= collection_words(chunk.source)
     return (
         Features(
             semantic=semantic(unit),
