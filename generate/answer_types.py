@@ -139,6 +139,9 @@ _LIMIT = re.compile(
     r" (can|may|could|might|am|are|is|get|gets)\b",
     re.IGNORECASE,
 )
+_PAID_TIME = re.compile(
+    r"\b(?:paid|unpaid)\s+(?:\w+\s+){0,2}?(?:leave|time off|holidays?|vacation|pto)\b"
+)
 _ROW_QUESTION = re.compile(r"^(?:which|who|whom|where)\b", re.IGNORECASE)
 
 
@@ -208,8 +211,9 @@ def expect(question: str) -> Expectation:
     ):
         kind: Kind = "money" if _MONEY_HINT.search(whole) else "quantity"
         return Expectation(kind, frozenset(), None, superlative)
-    if limit:
-        return Expectation("money" if _MONEY_HINT.search(whole) else "quantity")
+    if limit:  # "paid leave" is time, not money: its limit is in weeks
+        unpaid = _PAID_TIME.sub(" ", whole)
+        return Expectation("money" if _MONEY_HINT.search(unpaid) else "quantity")
     if re.search(r"\bhow (often|far|old|big|large|fast)\b|\brate\b|\bpercent", whole):
         return Expectation("quantity", frozenset(), None, superlative)
     if re.match(r"^(who|whom|whose)\b|\bwhich (team|person|department|role)\b", asking) or (

@@ -244,10 +244,14 @@ class ExtractiveGenerator:
         if not isinstance(outcome, Answered):
             return outcome
         margin = self.weights.other_block_margin
+        # The same sentence in another block (a copy of the document in another format)
+        # adds nothing: it is not a second answer.
+        quoted = [" ".join(c.quote.split()) for c in outcome.citations]
         others = [
             s
             for s in scored
             if s.unit.hit is not best.unit.hit
+            and not any(" ".join(s.unit.text.split()) in q for q in quoted)
             and s.unit.header is None
             and s.score >= max(best.score - margin, self.weights.min_score)
             and not s.unit.text.rstrip().endswith(":")

@@ -59,6 +59,7 @@ from generate.answer_types import expect, type_fit, wants_figure
         ),
         # A limit wants the figure the rule sets, not a row picked by a superlative.
         ("What's the most I can spend on a hotel per night?", "money", set(), None),
+        ("what's the max state paid medical leave per year?", "quantity", set(), None),
         ("Is there a maximum number of hours I can carry over?", "quantity", set(), None),
     ],
 )

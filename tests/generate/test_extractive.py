@@ -403,3 +403,13 @@ def test_a_comparison_ranks_only_the_rows_the_question_names() -> None:
     assert "Amsterdam" not in outcome.answer and "Porto |" not in outcome.answer  # €78 is not asked
     overall = ask("Which city pays the biggest daily per diem?", [table_hit()])
     assert isinstance(overall, Answered) and "| Amsterdam |" in overall.answer
+
+
+def test_the_same_sentence_in_a_copy_of_the_document_is_quoted_once() -> None:
+    rule = "We work in 6-week cycles, followed by two weeks of cool-down."
+    original = hit("handbook/cycles.md#1", {rule: 0.7}, score=0.7)
+    copy = hit("formats/cycles.html#1", {rule: 0.7}, score=0.7, rank=2)
+    outcome = ask("How long is a work cycle?", [original, copy])
+    assert isinstance(outcome, Answered)
+    assert outcome.answer.count("6-week cycles") == 1
+    assert [c.id for c in outcome.citations] == ["handbook/cycles.md#1"]
