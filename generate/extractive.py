@@ -227,9 +227,8 @@ class ExtractiveGenerator:
             return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
         picked = [best, *self._companions(best, block, expectation)]
         picked.sort(key=lambda s: s.unit.index)
-        quote = " ".join(s.unit.text for s in picked)
         answer = " ".join(cite(s.unit.text, cid) for s in picked)
-        return answered(answer, [(cid, quote)], hits)
+        return answered(answer, [(cid, _joined(picked))], hits)
 
     def _with_runner_up(
         self,
@@ -327,8 +326,16 @@ def _chunk_number(hit: Hit) -> int:
 
 def _quote_block(units: Sequence[Scored], hits: Sequence[Hit]) -> Outcome:
     cid = units[0].unit.hit.chunk.chunk_id
-    quote = " ".join(s.unit.text for s in units)
-    return answered(" ".join(cite(s.unit.text, cid) for s in units), [(cid, quote)], hits)
+    answer = " ".join(cite(s.unit.text, cid) for s in units)
+    return answered(answer, [(cid, _joined(units))], hits)
+
+
+def _joined(units: Sequence[Scored]) -> str:
+    """One citation quote for several units: sentences run on, as the block reads; list
+    items (no closing stop) each on their line, or the quote would not be the block's text."""
+    texts = [s.unit.text for s in units]
+    ended = all(t.rstrip().endswith((".", "!", "?", ".)", '."')) for t in texts)
+    return (" " if ended else "\n").join(texts)
 
 
 def _quote_text(scored: Scored) -> str:

@@ -413,3 +413,25 @@ def test_the_same_sentence_in_a_copy_of_the_document_is_quoted_once() -> None:
     assert isinstance(outcome, Answered)
     assert outcome.answer.count("6-week cycles") == 1
     assert [c.id for c in outcome.citations] == ["handbook/cycles.md#1"]
+
+
+def test_list_items_quoted_together_are_each_the_block_s_own_line() -> None:
+    items = {
+        "First class airfare to offices for Executive Briefings ✈️+🍾": 0.66,
+        "Winery tours 🍷": 0.1,
+        "Economy class airfare to offices for Executive Briefings ✈️": 0.67,
+    }
+    block = make_hit(
+        "gifts.md#4",
+        "- " + "\n- ".join(items),
+        score=0.6,
+        kind="list",
+        sentences=tuple(items),
+        unit_scores=tuple(items.values()),
+    )
+    outcome = ask("Is first class airfare for an executive briefing ok?", [block])
+    assert isinstance(outcome, Answered)  # the checks found the quote verbatim
+    assert outcome.citations[0].quote.splitlines() == [
+        "First class airfare to offices for Executive Briefings ✈️+🍾",
+        "Economy class airfare to offices for Executive Briefings ✈️",
+    ]
