@@ -41,9 +41,12 @@ _NUMBER_WORD = (
 )
 # "25 days", "two weeks", "30 working days", "3 consecutive days", "5 business days"
 _COUNTED = re.compile(
-    _NUMBER_WORD + r"(?:[\s-]+(?:working|business|calendar|consecutive|full|paid|extra|"
+    r"\b" + _NUMBER_WORD + r"(?:[\s-]+(?:working|business|calendar|consecutive|full|paid|extra|"
     r"unused|more|additional|weeks'|days'))*[\s-]+([a-z]+)",
     re.IGNORECASE,
+)
+_COUNTED_TIME = re.compile(
+    r"\b\d[\d,.]*[\s-]+[a-z]+[\s-]+(" + "|".join(sorted(TIME_UNITS)) + r")\b", re.IGNORECASE
 )
 _AUX_START = re.compile(
     r"^(?:so |and |but |ok |okay |hi |hey |also )?(can|could|may|might|do|does|did|is|are|am|"
@@ -135,8 +138,8 @@ _NOT_COUNTED = frozenset("of those these them they times".split())
 # A limit ("what's the maximum I can carry over", "the most I can spend") wants the figure
 # the rule sets, in prose or in a row; only "which/who/where …" picks a row by a column.
 _LIMIT = re.compile(
-    r"\b(maximum|minimum|max|min)\b|\bthe (most|least) (i|we|you|they|an? \w+|employees?)"
-    r" (can|may|could|might|am|are|is|get|gets)\b",
+    r"\b(maximum|minimum|max|min)\b|\bthe (most|least)(?: [\w'-]+){0,3}? (i|we|you|they|"
+    r"an? \w+|employees?|staff|people) (can|may|could|might|am|are|is|get|gets)\b",
     re.IGNORECASE,
 )
 _PAID_TIME = re.compile(
@@ -256,8 +259,10 @@ def _counted(words: str) -> frozenset[str]:
 
 
 def counted_units(text: str) -> set[str]:
-    """Stemmed nouns the text counts: "25 days of leave" → {"day"}; "€64" → {"€"}."""
+    """Stemmed nouns the text counts: "25 days of leave" → {"day"}; "€64" → {"€"}; a unit of
+    time after one qualifying word too ("24 credit hours" → {"credit", "hour"})."""
     found = {stem(m.group(1)) for m in _COUNTED.finditer(text)}
+    found |= {stem(m.group(1)) for m in _COUNTED_TIME.finditer(text)}
     found |= {key.split(":")[1] for key in answer_figures(text) if key.startswith("amt:")}
     if re.search(r"%|\bper ?cent\b", text):
         found.add("%")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from generate.answer_types import expect, type_fit, wants_figure
+from generate.answer_types import counted_units, expect, type_fit, wants_figure
 
 
 @pytest.mark.parametrize(
@@ -91,6 +91,17 @@ def test_a_limit_is_not_a_superlative_unless_the_question_picks_a_row() -> None:
     assert expect("what's the most i can claim for lunch?").superlative is None
     row = expect("Which charger has the maximum power?").superlative
     assert row is not None and row.direction == "max" and not row.between
+
+
+def test_counted_units_read_a_qualified_unit_of_time_and_only_whole_words() -> None:
+    assert counted_units("You can have up to 24 credit hours accrued.") == {"credit", "hour"}
+    assert counted_units("You can have it") == set()  # the "an" of "can" counts nothing
+    assert counted_units("25 days of leave") == {"day"}
+
+
+def test_the_most_i_can_roll_over_is_a_limit() -> None:
+    limit = expect("what's the most annual leave I can roll over into next year?")
+    assert limit.superlative is None and limit.kind == "quantity"
 
 
 def test_a_comparison_picks_between_the_rows_it_names() -> None:
