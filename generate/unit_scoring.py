@@ -43,8 +43,8 @@ from generate.text import (
 )
 
 _META = re.compile(
-    r"^(this|these|the following|our) (policy|policies|guidelines?|document|page|handbook|"
-    r"section|statement|guide|procedure|standard)\b|\b(this|these) (policy|guidelines?|"
+    r"^(in |of )?(this|these|the following|our) (policy|policies|guidelines?|document|page|"
+    r"handbook|section|statement|guide|procedure|standard)\b|\b(this|these) (policy|guidelines?|"
     r"document|handbook) (sets? out|describes?|explains?|applies|covers?|lists?|is|are)\b",
     re.IGNORECASE,
 )
@@ -153,15 +153,19 @@ def collection_words(source: str) -> set[str]:
     return content_words(" ".join(re.sub(r"[-_.]+", " ", f) for f in folders))
 
 
-# Sections that say what a document is for, not what it rules.
+# Sections that say what a document is for, not what it rules, or that only point to other
+# pages (a handbook's list of its sections: "Severance Packages" names a page, it is no answer).
 FRAMING_HEADINGS = frozenset(
     {"scope", "purpose", "introduction", "about", "overview", "background"}
+    | {"sections", "contents", "table of contents", "see also", "related", "related pages"}
+    | {"further reading", "links", "useful links"}
 )
 
 
 def is_meta(text: str, heading_path: tuple[str, ...] = ()) -> bool:
-    """A sentence about the document itself ("This policy sets out …"), or any sentence of
-    its scope or purpose section."""
+    """A sentence about the document itself ("This policy sets out …", "In this handbook,
+    you'll find …"), or any sentence of its scope or purpose section or of a list of the
+    sections it holds."""
     leaf = heading_path[-1].strip().lower() if len(heading_path) > 1 else ""
     return leaf in FRAMING_HEADINGS or bool(_META.search(text))
 

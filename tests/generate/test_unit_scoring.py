@@ -38,6 +38,9 @@ def test_framing_sentences_and_sections_are_meta() -> None:
     assert is_meta("Anything at all.", ("Severance Guidelines", "Scope"))
     assert not is_meta("The standard package pays two weeks of base pay.", ("Severance", "Pay"))
     assert not is_meta("Anything at all.", ("Scope",))  # a document's own title is not a section
+    assert is_meta("In this handbook, you'll find everything you need to know.")
+    assert is_meta("Severance Packages", ("37signals Employee Handbook", "Sections"))
+    assert not is_meta("In the first year you get 4 weeks off.")
 
 
 def test_the_score_is_the_documented_weighted_sum() -> None:
