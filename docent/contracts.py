@@ -65,6 +65,15 @@ class Chunk:
     def heading(self) -> str:
         return " > ".join(self.heading_path)
 
+    @property
+    def unit_embed_texts(self) -> tuple[str, ...]:
+        """What the embedder reads for each of ``sentences``: the unit under its heading
+        path, as the chunk is read under it. "Per diem rates" says what "Lisbon: €64" is
+        a rate of; an employee's words for a rule often name its section, not its sentence
+        (evals/reports/answerer_fit.md: the answerer picks the right unit more often)."""
+        heading = self.heading
+        return tuple(f"{heading}\n{unit}" if heading else unit for unit in self.sentences)
+
     def to_payload(self) -> dict[str, Any]:
         return {
             "chunk_id": self.chunk_id,

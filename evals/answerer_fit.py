@@ -117,7 +117,9 @@ def as_weights(vector: NDArray[np.float64], min_score: float) -> Weights:
         block=round(named["block"], 3),
         lexical=round(named["lexical"], 3),
         fit=round(named["fit"], 3),
-        title=round(named["title"], 3),
+        # The title only ever vouches for a unit (the units' vectors read their heading
+        # path, so it may add nothing): a fit that would hold it against one is clamped at 0.
+        title=round(max(named["title"], 0.0), 3),
         # Penalties only ever lower a score: a fit that would reward them is clamped at 0.
         meta=round(max(-named["meta"], 0.0), 3),
         rank=round(max(-named["rank"], 0.0), 3),

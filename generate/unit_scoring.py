@@ -5,9 +5,10 @@ documented linear function of six signals:
 
     score = semantic·s + block·b + lexical·c + fit·t + title·d − meta·m − rank·(r − 1)
 
-- ``s``: the cosine between the question and the unit, from the sentence vectors ingest
-  stored (recorded on the hit by the reranker as ``unit_scores``); without them, the hit's
-  own relevance (less a little for a unit that is not the reranker's best sentence);
+- ``s``: the cosine between the question and the unit, from the vectors ingest stored
+  for each unit read under its heading path (``Chunk.unit_embed_texts``; recorded on the
+  hit by the reranker as ``unit_scores``); without them, the hit's own relevance (less a
+  little for a unit that is not the reranker's best sentence);
 - ``b``: the block's rerank score (how well the whole passage matches);
 - ``c``: lexical coverage — the share of the question's content words the unit holds (a
   table row's header words count as its own; heading-path words count half);
@@ -15,7 +16,9 @@ documented linear function of six signals:
   number of days for "how many days", a rule for a yes/no question);
 - ``d``: the share of the question's subject words in the document's title or the names of
   its folders (the Severance Guidelines answer "what is the severance policy", not a plan
-  that mentions it; "at Basecamp, …" prefers ``basecamp-handbook/``);
+  that mentions it; "at Basecamp, …" prefers ``basecamp-handbook/``). Its fitted weight
+  is 0 on the sample corpus since ``s`` reads the heading path; it is kept as a signal a
+  fit on another corpus may weigh;
 - ``m``: 1 for a sentence about the document itself ("This policy sets out …"), which
   describes a policy without stating any of it.
 
@@ -60,13 +63,13 @@ GENERIC_WORDS = frozenset(
 @dataclass(frozen=True)
 class Weights:
     semantic: float = 1.0
-    block: float = 0.423
-    lexical: float = 0.645
-    fit: float = 0.366
-    title: float = 0.405
-    meta: float = 0.528
-    rank: float = 0.019
-    min_score: float = 1.177
+    block: float = 0.209
+    lexical: float = 0.652
+    fit: float = 0.278
+    title: float = 0.0
+    meta: float = 0.227
+    rank: float = 0.013
+    min_score: float = 1.045
     # Units whose score is this close to the best unit's are quoted with it: of the same
     # block (up to two), of another block (one) — when the scores cannot tell them apart,
     # the answer shows both, each with its citation.

@@ -50,7 +50,7 @@ def distinct_texts(chunks: Iterable[Chunk]) -> list[str]:
     seen: dict[str, None] = {}
     for chunk in chunks:
         seen.setdefault(chunk.embed_text)
-        for unit in chunk.sentences:
+        for unit in chunk.unit_embed_texts:
             seen.setdefault(unit)
     return list(seen)
 
@@ -92,7 +92,7 @@ class VectorMemo:
             [self._vectors[c.embed_text] for c in chunks], dtype=np.float32
         ).reshape(len(chunks), dim)
         sentence_vectors = tuple(
-            np.asarray([self._vectors[s] for s in c.sentences], dtype=np.float32).reshape(
+            np.asarray([self._vectors[s] for s in c.unit_embed_texts], dtype=np.float32).reshape(
                 len(c.sentences), dim
             )
             for c in chunks

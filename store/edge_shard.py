@@ -1,7 +1,7 @@
 """Creating and opening the Edge shard on disk: its engine configuration (vectors, HNSW,
 optimizer threshold, keyword payload indexes) and ``index.json``, the record of the
-embedding model and dimension it was built with, checked on every open so a shard is never
-searched with vectors of another model."""
+embedding model, dimension and unit text it was built with, checked on every open so a
+shard is never searched with vectors of another model or recipe."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 import qdrant_edge as qe
 
 from store.errors import IndexUnavailable, ModelMismatch
-from store.ids import CHUNK_VECTOR, INDEXED_FIELDS, SENTENCE_VECTOR
+from store.ids import CHUNK_VECTOR, INDEXED_FIELDS, SENTENCE_VECTOR, UNIT_TEXT, check_unit_text
 
 log = logging.getLogger(__name__)
 
@@ -43,12 +43,11 @@ def check_model(meta_path: Path, name: str, model_name: str, dimension: int) -> 
                 f"embedder is {model_name!r} ({dimension}-d). Use the same "
                 "model, or set DOCENT_COLLECTION to a new name and reindex."
             )
+        check_unit_text(name, meta.get("unit_text"))
         return
     tmp = meta_path.with_suffix(".tmp")
-    tmp.write_text(
-        json.dumps({"format": FORMAT, "embedding_model": model_name, "dimension": dimension}),
-        encoding="utf-8",
-    )
+    record = {"format": FORMAT, "embedding_model": model_name, "dimension": dimension}
+    tmp.write_text(json.dumps({**record, "unit_text": UNIT_TEXT}), encoding="utf-8")
     os.replace(tmp, meta_path)
 
 

@@ -1,12 +1,18 @@
-"""The stable point-id rule and the names of the two vectors every point carries."""
+"""The stable point-id rule, the names of the two vectors every point carries, and what
+the sentence vectors embed."""
 
 from __future__ import annotations
 
 import uuid
 
+from store.errors import ModelMismatch
+
 CHUNK_VECTOR = "chunk"
 SENTENCE_VECTOR = "sentences"
 VECTOR_NAMES = (CHUNK_VECTOR, SENTENCE_VECTOR)
+# What each sentence vector embeds (``Chunk.unit_embed_texts``). Recorded with the model:
+# vectors of bare sentences (indexes built before it) score units on another scale.
+UNIT_TEXT = "heading-path+unit"
 _POINT_NAMESPACE = uuid.UUID("6f1c2b8e-5d7a-4c1e-9a3b-2f4e8d6c0b1a")
 
 # Payload fields the access filter, the status rules and the writes select on: every
@@ -20,3 +26,13 @@ SEARCH_PAYLOAD_EXCLUDES = ("embed_text",)
 def point_id(chunk_id: str) -> str:
     """Stable point id: the same chunk id always lands on the same point."""
     return str(uuid.uuid5(_POINT_NAMESPACE, chunk_id))
+
+
+def check_unit_text(name: str, recorded: object) -> None:
+    """Refuse an index whose sentence vectors embed other text than this version's units."""
+    if recorded != UNIT_TEXT:
+        raise ModelMismatch(
+            f"index {name!r} holds sentence vectors of {recorded or 'bare sentences'!r}; this "
+            f"version embeds each unit under its heading path ({UNIT_TEXT!r}). Set "
+            "DOCENT_COLLECTION to a new name and reindex, or ingest into a new data dir."
+        )

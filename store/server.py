@@ -25,7 +25,9 @@ from store.ids import (
     INDEXED_FIELDS,
     SEARCH_PAYLOAD_EXCLUDES,
     SENTENCE_VECTOR,
+    UNIT_TEXT,
     VECTOR_NAMES,
+    check_unit_text,
     point_id,
 )
 from store.protocol import StoredChunk, check_upsert, chunk_order
@@ -119,7 +121,11 @@ class ServerIndex:
                         hnsw_config=qm.HnswConfigDiff(m=0),
                     ),
                 },
-                metadata={"embedding_model": self.model_name, "dimension": self.dimension},
+                metadata={
+                    "embedding_model": self.model_name,
+                    "dimension": self.dimension,
+                    "unit_text": UNIT_TEXT,
+                },
             )
             # Local mode accepts payload indexes but ignores them (and warns each time).
             with warnings.catch_warnings():
@@ -139,6 +145,7 @@ class ServerIndex:
                 f"embedder is {self.model_name!r} ({self.dimension}-d). Use the same model, "
                 "or set DOCENT_COLLECTION to a new name and reindex."
             )
+        check_unit_text(self.name, meta.get("unit_text"))
 
     # --- writes --------------------------------------------------------------------------
     def upsert(

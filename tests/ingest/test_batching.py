@@ -45,15 +45,15 @@ class RecordingEmbedder:
         return self._inner.embed(texts)
 
 
-def _chunk(n: int, embed_text: str, sentences: tuple[str, ...]) -> Chunk:
+def _chunk(n: int, text: str, sentences: tuple[str, ...]) -> Chunk:
     return Chunk(
         chunk_id=f"a.md#{n}",
         doc_id="a",
         source="a.md",
         heading_path=("A",),
         kind="text",
-        text=embed_text,
-        embed_text=embed_text,
+        text=text,
+        embed_text=f"A\n{text}",  # as chunking writes it: the heading path, then the text
         sentences=sentences,
         content_hash=str(n),
     )
@@ -63,11 +63,13 @@ def test_a_one_sentence_chunk_and_repeated_units_are_embedded_once_longest_first
     one = _chunk(0, "Leave is 25 days.", ("Leave is 25 days.",))
     two = _chunk(1, "Ask HR. Leave is 25 days.", ("Ask HR.", "Leave is 25 days."))
     empty = _chunk(2, "| a | b |", ())
+    # Each unit is embedded under its heading path: a one-sentence chunk is its own unit.
+    assert two.unit_embed_texts == ("A\nAsk HR.", "A\nLeave is 25 days.")
     assert distinct_texts([one, two, empty]) == [
-        "Leave is 25 days.",
-        "Ask HR. Leave is 25 days.",
-        "Ask HR.",
-        "| a | b |",
+        "A\nLeave is 25 days.",
+        "A\nAsk HR. Leave is 25 days.",
+        "A\nAsk HR.",
+        "A\n| a | b |",
     ]
     assert by_length(["bb", "a", "ccc"]) == ["ccc", "bb", "a"]
 
@@ -75,18 +77,18 @@ def test_a_one_sentence_chunk_and_repeated_units_are_embedded_once_longest_first
     memo = VectorMemo(embedder, capacity=3)
     assert memo.embed(distinct_texts([one, two, empty])) == 4
     assert embedder.calls == [by_length(distinct_texts([one, two, empty]))]
-    assert memo.embed(["Ask HR.", "Ask HR."]) == 0  # known already: no call
+    assert memo.embed(["A\nAsk HR.", "A\nAsk HR."]) == 0  # known already: no call
     embedded = memo.embedded([one, two, empty])
     alone = HashingEmbedder(64)
     assert np.array_equal(
         embedded.chunk_vectors, alone.embed([c.embed_text for c in (one, two, empty)])
     )
     assert np.array_equal(
-        embedded.sentence_vectors[1], alone.embed(["Ask HR.", "Leave is 25 days."])
+        embedded.sentence_vectors[1], alone.embed(["A\nAsk HR.", "A\nLeave is 25 days."])
     )
     assert embedded.sentence_vectors[2].shape == (0, 64)
     memo.trim()  # capacity 3: the least recently used text goes
-    assert memo.embed(["Ask HR.", "| a | b |"]) == 0
+    assert memo.embed(["A\nAsk HR.", "A\n| a | b |"]) == 0
     assert memo.embed(distinct_texts([one, two])) == 1 and memo.embedded_texts == 5
 
 

@@ -51,7 +51,7 @@ def make_chunk(
 def write_chunks(index: ChunkIndex, embedder: Embedder, chunks: Sequence[Chunk]) -> None:
     """What ingest writes: the chunk vector and one vector per sentence, aligned."""
     vectors = embedder.embed([c.embed_text for c in chunks])
-    sentences = [embedder.embed(list(c.sentences)) for c in chunks]
+    sentences = [embedder.embed(list(c.unit_embed_texts)) for c in chunks]
     index.upsert(list(chunks), vectors, sentences)
 
 

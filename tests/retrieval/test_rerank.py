@@ -46,7 +46,7 @@ def test_sentence_reranker_blends_best_sentence_and_chunk_cosine(
     expected: dict[str, tuple[float, str]] = {}
     for hit in candidates:
         chunk = hit.chunk
-        sims = unit(embedder.embed(list(chunk.sentences))) @ q
+        sims = unit(embedder.embed(list(chunk.unit_embed_texts))) @ q
         chunk_cos = float(unit(embedder.embed([chunk.embed_text])[0]) @ q)
         best = int(np.argmax(sims))
         expected[chunk.chunk_id] = (
@@ -60,7 +60,7 @@ def test_sentence_reranker_blends_best_sentence_and_chunk_cosine(
         assert hit.best_sentence == sentence
         assert hit.score == hit.rerank_score
         # Every unit's cosine, in the chunk's order: what the extractive answerer chooses by.
-        sims = unit(embedder.embed(list(hit.chunk.sentences))) @ q
+        sims = unit(embedder.embed(list(hit.chunk.unit_embed_texts))) @ q
         assert hit.unit_scores == pytest.approx(tuple(float(x) for x in sims), abs=2e-3)
     assert [h.rank for h in out] == [1, 2, 3, 4]
     scores = [h.rerank_score for h in out]

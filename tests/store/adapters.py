@@ -72,7 +72,7 @@ def write(index: ChunkIndex, embedder: Embedder, chunks: Sequence[Chunk]) -> Non
     index.upsert(
         list(chunks),
         embedder.embed([c.embed_text for c in chunks]),
-        [embedder.embed(list(c.sentences)) for c in chunks],
+        [embedder.embed(list(c.unit_embed_texts)) for c in chunks],
     )
 
 

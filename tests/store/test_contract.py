@@ -40,7 +40,7 @@ def test_round_trip_keeps_payload_and_both_vectors(index: ChunkIndex) -> None:
     assert got["a.md#0"].chunk == written
     rows = got["a.md#0"].vectors[SENTENCE_VECTOR]
     assert rows.shape == (3, 64)
-    assert np.allclose(rows, EMB.embed(list(units)), atol=1e-5)
+    assert np.allclose(rows, EMB.embed(list(written.unit_embed_texts)), atol=1e-5)
     assert np.allclose(got["a.md#0"].vectors[CHUNK_VECTOR], EMB.embed([written.text])[0], atol=1e-5)
     assert index.get(["a.md#0"])["a.md#0"].vectors == {}  # vectors only on request
     assert index.get([]) == {}

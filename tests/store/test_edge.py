@@ -124,3 +124,29 @@ def test_a_build_not_yet_started_is_dropped_at_close_and_resumed_at_the_next_ope
         assert again.count() == 300
     finally:
         again.close()
+
+
+def test_an_index_of_bare_sentence_vectors_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    import json
+
+    from store import ModelMismatch
+
+    index = EdgeIndex(tmp_path / "docent", "hashing-64", 64)
+    index.ensure()
+    write(index, EMB, [make_chunk("a.md", 0, "Kept text.")])
+    meta_path = index.meta_path
+    index.close()
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    assert meta["unit_text"] == "heading-path+unit"
+    del meta["unit_text"]  # as an index written before units were embedded in context
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(ModelMismatch, match="bare sentences.*reindex"):
+        EdgeIndex(tmp_path / "docent", "hashing-64", 64).ensure()
+    meta["unit_text"] = "heading-path+unit"
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    again = EdgeIndex(tmp_path / "docent", "hashing-64", 64)
+    again.ensure()
+    try:
+        assert again.count() == 1  # the refusal touched nothing
+    finally:
+        again.close()
