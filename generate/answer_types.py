@@ -22,7 +22,17 @@ from generate.figures import answer_figures, block_figures
 from generate.text import stem
 
 Kind = Literal[
-    "quantity", "money", "duration", "date", "yesno", "who", "where", "howto", "overview", "other"
+    "quantity",
+    "money",
+    "duration",
+    "date",
+    "frequency",
+    "yesno",
+    "who",
+    "where",
+    "howto",
+    "overview",
+    "other",
 ]
 _OVERVIEW = re.compile(
     r"^(?:what is|what's|whats|what are|tell me about|explain|summari[sz]e|describe|"
@@ -85,6 +95,11 @@ _MONEY_HINT = re.compile(
 _PER = re.compile(
     r"\b(?:a|per|each|every)\s+(?:calendar\s+|working\s+|business\s+)?"
     r"(week|month|year|day|night|hour)\b",
+    re.IGNORECASE,
+)
+_FREQUENCY = re.compile(
+    r"\b(every|each|per|daily|weekly|fortnightly|monthly|quarterly|annually|yearly|hourly|"
+    r"twice|once|times|biweekly|bi-weekly|semi-annually)\b|\ba (day|week|month|year|quarter)\b",
     re.IGNORECASE,
 )
 _PAY = re.compile(r"\b(pay|salary|wage|wages|earnings)\b", re.IGNORECASE)
@@ -217,7 +232,9 @@ def expect(question: str) -> Expectation:
     if limit:  # "paid leave" is time, not money: its limit is in weeks
         unpaid = _PAID_TIME.sub(" ", whole)
         return Expectation("money" if _MONEY_HINT.search(unpaid) else "quantity")
-    if re.search(r"\bhow (often|far|old|big|large|fast)\b|\brate\b|\bpercent", whole):
+    if re.search(r"\bhow often\b", whole):
+        return Expectation("frequency", frozenset(), None, superlative)
+    if re.search(r"\bhow (far|old|big|large|fast)\b|\brate\b|\bpercent", whole):
         return Expectation("quantity", frozenset(), None, superlative)
     if re.match(r"^(who|whom|whose)\b|\bwhich (team|person|department|role)\b", asking) or (
         re.search(r"\bwho (do|should|can|must|approves|decides|is)\b", whole)
@@ -313,6 +330,12 @@ def type_fit(expectation: Expectation, text: str, row: bool = False) -> float:
         ):
             return 0.8
         return 0.3 if figures else 0.0
+    if kind == "frequency":
+        # "twice a year", "at the end of every cycle", "weekly": how often, with or without
+        # a figure.
+        if _FREQUENCY.search(text):
+            return 1.0
+        return 0.4 if figures else 0.0
     if kind == "yesno":
         return 1.0 if _RULE_WORDS.search(text) else 0.4
     if kind == "who":
@@ -326,4 +349,4 @@ def type_fit(expectation: Expectation, text: str, row: bool = False) -> float:
 
 
 def wants_figure(expectation: Expectation) -> bool:
-    return expectation.kind in {"quantity", "money", "duration", "date"}
+    return expectation.kind in {"quantity", "money", "duration", "date", "frequency"}

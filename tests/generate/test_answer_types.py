@@ -99,6 +99,14 @@ def test_counted_units_read_a_qualified_unit_of_time_and_only_whole_words() -> N
     assert counted_units("25 days of leave") == {"day"}
 
 
+def test_how_often_wants_a_frequency_in_words_or_figures() -> None:
+    often = expect("how often does the company hold the All Hands?")
+    assert often.kind == "frequency" and wants_figure(often)
+    assert type_fit(often, "At the end of every cycle, we hold an All Hands meeting.") == 1.0
+    assert type_fit(often, "Each office holds a fire drill twice a year.") == 1.0
+    assert type_fit(often, "The All Hands is run by the COO.") == 0.0
+
+
 def test_the_most_i_can_roll_over_is_a_limit() -> None:
     limit = expect("what's the most annual leave I can roll over into next year?")
     assert limit.superlative is None and limit.kind == "quantity"
