@@ -68,6 +68,9 @@ class Settings(BaseSettings):
     relevance_threshold: float = 0.4  # chosen by `docent eval sweep`: evals/reports/sweep.md
     reranker_model: str | None = None  # a CrossEncoder path or name; None = offline reranker
     include_pending: bool = False
+    # JSON: source prefix -> names ({"basecamp-handbook/": ["37signals", "basecamp"]});
+    # a question naming one collection is answered from it alone (retrieval/scope.py).
+    collections: dict[str, list[str]] = {}
 
     # --- render / generate ---------------------------------------------------------------
     prompt_token_budget: int = 2000
@@ -124,6 +127,11 @@ class Settings(BaseSettings):
             )
         if self.env == "prod" and self.secret_key.get_secret_value() in PLACEHOLDER_SECRETS:
             raise ValueError("DOCENT_SECRET_KEY must be set to a real secret when DOCENT_ENV=prod")
+        for prefix, names in self.collections.items():
+            if not prefix.strip() or not any(n.strip() for n in names):
+                raise ValueError(
+                    f"collection {prefix!r} needs a source prefix and at least one name"
+                )
         if self.generator == "openai" and not self.llm_base_url:
             raise ValueError("DOCENT_GENERATOR=openai needs DOCENT_LLM_BASE_URL")
         return self

@@ -102,6 +102,7 @@ class Services:
 
     @cached_property
     def searcher(self) -> Searcher:
+        from retrieval.scope import Collections
         from retrieval.searcher import Searcher
 
         s = self.settings
@@ -118,6 +119,7 @@ class Services:
             top_k=s.top_k,
             threshold=s.relevance_threshold,
             include_pending=s.include_pending,
+            collections=Collections.from_mapping(s.collections),
         )
 
     @cached_property

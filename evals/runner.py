@@ -232,6 +232,7 @@ class ReplaySearcher:
             index_version=self.base.index_version,
             timings_ms=self.base.timings_ms,
             stages=self.base.stages,
+            scope=self.base.scope,
         )
 
 

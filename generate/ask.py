@@ -75,6 +75,7 @@ class AskResult:
     stages: Mapping[str, tuple[str, ...]]
     levels: tuple[str, ...] = DEFAULT_LEVELS
     reason: str | None = None
+    scope: str | None = None  # the collection the question named, if any
 
 
 class Asker:
@@ -184,6 +185,7 @@ class Asker:
             stages={name: tuple(ids) for name, ids in found.stages.items()},
             levels=self.levels,
             reason=reason_for(generation.outcome if generation else None, checks),
+            scope=found.scope,
         )
         if self.sessions is not None:
             mark = self._clock()

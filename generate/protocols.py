@@ -31,6 +31,9 @@ class SearchResultLike(Protocol):
     @property
     def stages(self) -> Mapping[str, tuple[str, ...]]: ...
 
+    @property
+    def scope(self) -> str | None: ...
+
 
 class SearcherLike(Protocol):
     def search(

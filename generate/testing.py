@@ -22,6 +22,7 @@ class FixedSearchResult:
     index_version: int = 0
     timings_ms: Mapping[str, float] = field(default_factory=dict)
     stages: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    scope: str | None = None
 
 
 class FixedSearcher:

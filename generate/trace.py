@@ -74,6 +74,7 @@ def trace_payload(result: AskResult) -> dict[str, Any]:
             "groups": sorted(result.principal.groups),
         },
         "index_version": result.index_version,
+        "scope": result.scope,
         "hits": [hit_record(hit, stages) for hit in result.hits],
         "cut": [hit_record(hit, stages) for hit in result.cut],
         "chunks_dropped": prompt.chunks_dropped if prompt else 0,

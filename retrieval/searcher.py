@@ -32,6 +32,7 @@ from retrieval.fusion import rrf
 from retrieval.keyword import KeywordIndex
 from retrieval.permissions import access_filter, chunk_allowed
 from retrieval.rerank import Reranker
+from retrieval.scope import Collections, NamedCollection
 from store.protocol import ChunkIndex
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,7 @@ class SearchResult:
     index_version: int
     timings_ms: Mapping[str, float]
     stages: Mapping[str, tuple[str, ...]]
+    scope: str | None = None  # the collection the question named (``retrieval.scope``)
 
 
 class _Clock:
@@ -81,6 +83,7 @@ class Searcher:
         top_k: int,
         threshold: float,
         include_pending: bool,
+        collections: Collections | None = None,
     ) -> None:
         for name, value in (("leg_top_n", leg_top_n), ("fused_top_m", fused_top_m)):
             if value <= 0:
@@ -103,6 +106,7 @@ class Searcher:
         self.top_k = top_k
         self.threshold = threshold
         self.include_pending = include_pending
+        self.collections = collections or Collections()
 
     def current_version(self) -> int:
         with self.sessions() as session:
@@ -139,9 +143,10 @@ class Searcher:
         pending = self.include_pending if include_pending is None else include_pending
         excluded = frozenset(exclude_chunk_ids)
         clock = _Clock()
+        scope = self.collections.scope(text)
         with clock.stage("total"):
             kept, dropped, version, stages = self._run(
-                text, principal, k, bar, pending, excluded, clock
+                text, principal, k, bar, pending, excluded, clock, scope
             )
         return SearchResult(
             hits=tuple(kept),
@@ -149,6 +154,7 @@ class Searcher:
             index_version=version,
             timings_ms=MappingProxyType(dict(clock.ms)),
             stages=MappingProxyType(dict(stages)),
+            scope=scope.prefix if scope else None,
         )
 
     def _run(
@@ -160,6 +166,7 @@ class Searcher:
         include_pending: bool,
         excluded: frozenset[str],
         clock: _Clock,
+        scope: NamedCollection | None,
     ) -> tuple[list[Hit], list[Hit], int, dict[str, tuple[str, ...]]]:
         with clock.stage("version"):
             version = self.current_version()
@@ -192,8 +199,11 @@ class Searcher:
 
         with clock.stage("fuse"):
             allowed = _Allowed(principal, self.levels, include_pending, excluded)
-            bm25_ids = [c.chunk_id for c, _ in bm25_hits if allowed(c)]
-            vector_ids = [c.chunk_id for c, _ in vector_hits if allowed(c)]
+            # A question naming one collection is answered from its documents only.
+            bm25_ids = [c.chunk_id for c, _ in bm25_hits if allowed(c) and _within(scope, c.source)]
+            vector_ids = [
+                c.chunk_id for c, _ in vector_hits if allowed(c) and _within(scope, c.source)
+            ]
             fused = rrf([bm25_ids, vector_ids], self.rrf_k)[: self.fused_top_m]
             chunks: dict[str, Chunk] = {c.chunk_id: c for c, _ in bm25_hits}
             # The vector leg read Qdrant just now: its payload (status) is the fresher.
@@ -226,6 +236,10 @@ class Searcher:
             "reranked": tuple(h.chunk.chunk_id for h in ordered),
         }
         return kept, dropped, version, stages
+
+
+def _within(scope: NamedCollection | None, source: str) -> bool:
+    return scope is None or scope.holds(source)
 
 
 @dataclass(frozen=True)

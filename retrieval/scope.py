@@ -1,0 +1,63 @@
+"""Collections: named parts of one corpus (an organisation, a country, a subsidiary), each
+the documents under one source prefix, and the names a question uses for it.
+
+A corpus gathered from several organisations answers "does 37signals pay me for jury
+duty?" from whichever handbook says most about jury duty: a federal agency's rule, cited,
+for a company employee. When the question names exactly one collection, retrieval keeps
+only that collection's documents, in both legs, before fusion; what it does not say is
+then not said (the question is abstained on, or handed to a person). A question naming
+none, or several ("how does 18F use GitHub?"), searches everything.
+
+The deployment declares its collections (``DOCENT_COLLECTIONS``, JSON: source prefix →
+names), since only it knows that "37signals" is the company whose handbook sits under
+``basecamp-handbook/``. Names match whole words, case-insensitively; a name may be a
+phrase ("site policy").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class NamedCollection:
+    prefix: str  # the sources under it: "basecamp-handbook/"
+    names: tuple[str, ...]  # lower case: "37signals", "basecamp"
+
+    def holds(self, source: str) -> bool:
+        return source.startswith(self.prefix)
+
+
+@dataclass(frozen=True)
+class Collections:
+    collections: tuple[NamedCollection, ...] = ()
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping[str, Sequence[str]]) -> Collections:
+        """From ``{prefix: [name, …]}``; an empty prefix or a collection without a name is a
+        configuration error (it would scope questions to everything or to nothing)."""
+        out = []
+        for prefix, names in mapping.items():
+            cleaned = tuple(" ".join(n.lower().split()) for n in names if n.strip())
+            if not prefix.strip() or not cleaned:
+                raise ValueError(
+                    f"collection {prefix!r} needs a source prefix and at least one name"
+                )
+            out.append(NamedCollection(prefix.strip(), cleaned))
+        return cls(tuple(out))
+
+    def named(self, question: str) -> tuple[NamedCollection, ...]:
+        """The collections whose names the question uses."""
+        text = " ".join(question.lower().split())
+        return tuple(
+            c
+            for c in self.collections
+            if any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) for name in c.names)
+        )
+
+    def scope(self, question: str) -> NamedCollection | None:
+        """The one collection a question is about, or None (it names none, or several)."""
+        named = self.named(question)
+        return named[0] if len(named) == 1 else None

@@ -1,0 +1,105 @@
+"""Collections: a question naming one part of a multi-organisation corpus is answered from
+that part alone (real bundled model, real embedded index)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from docent.contracts import Embedder, Principal
+from docent.settings import Settings
+from docent.wiring import Services
+from generate.ask import Asker
+from generate.extractive import ExtractiveGenerator
+from generate.trace import trace_payload
+from retrieval.scope import Collections
+from tests.retrieval.conftest import bump, make_settings, variant
+from tests.retrieval.corpus import make_chunk, write_chunks
+
+EMPLOYEE = Principal("emp", "employee", frozenset())
+COLLECTIONS = Collections.from_mapping(
+    {"acme-handbook/": ["Acme", "ACME Corp"], "globex/": ["Globex", "GX"]}
+)
+
+
+def test_a_question_names_collections_by_whole_words_in_any_case() -> None:
+    assert [c.prefix for c in COLLECTIONS.named("Does acme pay for jury duty?")] == [
+        "acme-handbook/"
+    ]
+    assert COLLECTIONS.scope("At ACME corp, who approves leave?") is COLLECTIONS.collections[0]
+    assert COLLECTIONS.scope("gx: how long is parental leave?") is COLLECTIONS.collections[1]
+    # Part of a word is not a name; naming two collections, or none, scopes nothing.
+    assert COLLECTIONS.scope("Is the acmeist style allowed?") is None
+    assert COLLECTIONS.scope("Do Acme and Globex share a leave policy?") is None
+    assert COLLECTIONS.scope("How long is parental leave?") is None
+    assert Collections().scope("Does Acme pay for jury duty?") is None
+
+
+@pytest.mark.parametrize("bad", [{"": ["Acme"]}, {"acme/": []}, {"acme/": ["  "]}])
+def test_a_collection_needs_a_prefix_and_a_name(bad: dict[str, list[str]]) -> None:
+    with pytest.raises(ValueError, match="needs a source prefix and at least one name"):
+        Collections.from_mapping(bad)
+    with pytest.raises(ValueError, match="needs a source prefix and at least one name"):
+        Settings(_env_file=None, collections=bad)  # type: ignore[call-arg]
+
+
+@pytest.fixture(scope="module")
+def two_orgs(
+    tmp_path_factory: pytest.TempPathFactory, bundled_embedder: Embedder
+) -> Iterator[Services]:
+    services = Services(make_settings(tmp_path_factory.mktemp("scope")), bundled_embedder)
+    write_chunks(
+        services.index,
+        bundled_embedder,
+        [
+            make_chunk(
+                "acme-handbook/leave.md",
+                0,
+                "Acme employees get 25 days of paid vacation a year.",
+                heading=("Acme Leave", "Vacation"),
+            ),
+            make_chunk(
+                "globex/leave.md",
+                0,
+                "Jury duty is paid leave for as long as you serve. Globex staff get 20 days of "
+                "vacation.",
+                heading=("Globex Leave", "Jury duty and vacation"),
+            ),
+        ],
+    )
+    bump(services)
+    yield services
+    services.close()
+
+
+def test_a_question_naming_one_organisation_searches_its_documents_only(
+    two_orgs: Services,
+) -> None:
+    scoped = variant(two_orgs, collections=COLLECTIONS, threshold=0.0)
+    found = scoped.search("Does Acme pay me while I'm on jury duty?", EMPLOYEE)
+    assert found.scope == "acme-handbook/"
+    assert {h.chunk.source for h in (*found.hits, *found.cut)} == {"acme-handbook/leave.md"}
+    # Unscoped, the other organisation's jury-duty rule is the best match.
+    everywhere = variant(two_orgs, threshold=0.0).search(
+        "Does Acme pay me while I'm on jury duty?", EMPLOYEE
+    )
+    assert everywhere.scope is None and everywhere.hits[0].chunk.source == "globex/leave.md"
+    # Naming no organisation searches everything, scope or not.
+    neutral = scoped.search("How many vacation days do I get?", EMPLOYEE)
+    assert neutral.scope is None
+    assert {h.chunk.source for h in neutral.hits} == {
+        "acme-handbook/leave.md",
+        "globex/leave.md",
+    }
+
+
+def test_the_scope_is_in_the_trace(two_orgs: Services) -> None:
+    asker = Asker(
+        variant(two_orgs, collections=COLLECTIONS), ExtractiveGenerator(), None, budget_tokens=2000
+    )
+    result = asker.ask("Does Acme pay me while I'm on jury duty?", EMPLOYEE)
+    assert trace_payload(result)["scope"] == "acme-handbook/"
+    assert all(h.chunk.source.startswith("acme-handbook/") for h in result.hits)
+    unscoped = asker.ask("Is jury duty paid?", EMPLOYEE)
+    assert trace_payload(unscoped)["scope"] is None
