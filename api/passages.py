@@ -18,19 +18,29 @@ def fetch_chunks(index: ChunkIndex, chunk_ids: Sequence[str]) -> dict[str, Chunk
 
 def highlight_spans(text: str, quote: str | None) -> list[tuple[str, bool]]:
     """Split ``text`` into (piece, highlighted) parts around the first occurrence of
-    ``quote`` (exact, then whitespace- and case-insensitive). No match: one plain part."""
+    ``quote`` (exact, then whitespace- and case-insensitive); a quote of several lines that
+    are not one run of the text (list items apart from each other) marks each line where it
+    is. No match: one plain part."""
     if not quote or not quote.strip():
         return [(text, False)]
-    needle = quote.strip()
-    start = text.find(needle)
-    length = len(needle)
-    if start < 0:
-        start, length = _loose_find(text, needle)
-    if start < 0:
-        return [(text, False)]
-    parts = [(text[:start], False), (text[start : start + length], True)]
-    parts.append((text[start + length :], False))
+    spans = [_find(text, quote.strip())]
+    if spans[0][0] < 0:
+        spans = [_find(text, line.strip()) for line in quote.splitlines() if line.strip()]
+    marked = sorted((start, start + length) for start, length in spans if start >= 0)
+    parts: list[tuple[str, bool]] = []
+    at = 0
+    for start, end in marked:
+        if start < at:  # overlaps the previous mark
+            continue
+        parts += [(text[at:start], False), (text[start:end], True)]
+        at = end
+    parts.append((text[at:], False))
     return [p for p in parts if p[0]]
+
+
+def _find(text: str, needle: str) -> tuple[int, int]:
+    start = text.find(needle)
+    return (start, len(needle)) if start >= 0 else _loose_find(text, needle)
 
 
 def passage_blocks(text: str, quote: str | None) -> list[dict[str, Any]]:

@@ -29,3 +29,24 @@ def test_a_prose_quote_is_highlighted_and_no_quote_marks_nothing() -> None:
     assert tail == {"parts": [{"text": "Rates include meals.", "mark": True}]}
     assert not any(row["mark"] for row in table["rows"])
     assert all(not row["mark"] for row in passage_blocks(TEXT, None)[1]["rows"])
+
+
+def test_list_items_quoted_apart_are_each_marked() -> None:
+    text = "- First class airfare\n- Winery tours\n- Economy class airfare\n"
+    blocks = passage_blocks(text, "First class airfare\nEconomy class airfare")
+    assert blocks == [
+        {
+            "parts": [
+                {"text": "- ", "mark": False},
+                {"text": "First class airfare", "mark": True},
+                {"text": "\n- Winery tours\n- ", "mark": False},
+                {"text": "Economy class airfare", "mark": True},
+                {"text": "\n", "mark": False},
+            ]
+        }
+    ]
+    # A quote that is one run of the text is one mark, as before.
+    one = passage_blocks(text, "Winery tours\n- Economy class airfare")
+    assert [p["text"] for p in one[0]["parts"] if p["mark"]] == [
+        "Winery tours\n- Economy class airfare"
+    ]
