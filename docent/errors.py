@@ -70,7 +70,7 @@ SERVICE_BY_CODE: dict[str, str] = {
 # Non-5xx faults whose message may still carry vendor or deployment detail.
 FIXED_BY_CODE: dict[str, str] = {
     "embedding_model_mismatch": (
-        "the vector index was built with another embedding model; an operator must reindex"
+        "the vector index was built by another embedding model or version; an operator must reindex"
     ),
 }
 INTERNAL_MESSAGE = "something went wrong on our side; the error was logged"

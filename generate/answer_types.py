@@ -55,8 +55,12 @@ _COUNTED = re.compile(
     r"unused|more|additional|weeks'|days'))*[\s-]+([a-z]+)",
     re.IGNORECASE,
 )
+# "24 credit hours"; not a rate ("€10 per day", "30 each month").
 _COUNTED_TIME = re.compile(
-    r"\b\d[\d,.]*[\s-]+[a-z]+[\s-]+(" + "|".join(sorted(TIME_UNITS)) + r")\b", re.IGNORECASE
+    r"\b\d[\d,.]*[\s-]+(?!(?:per|a|an|each|every|of|in|to|or|and|the|for)\b)[a-z]+[\s-]+("
+    + "|".join(sorted(TIME_UNITS))
+    + r")\b",
+    re.IGNORECASE,
 )
 _AUX_START = re.compile(
     r"^(?:so |and |but |ok |okay |hi |hey |also )?(can|could|may|might|do|does|did|is|are|am|"
@@ -143,13 +147,13 @@ _COMPARATIVES = {
     "shorter": "shortest",
 }
 _COMPARATIVE = re.compile(
-    r"^(?:which|what|who|where)\b.*?\b("
-    + "|".join(sorted(_COMPARATIVES, key=len, reverse=True))
-    + r")\b(?! than)",
+    r"^which\b.*?\b(" + "|".join(sorted(_COMPARATIVES, key=len, reverse=True)) + r")\b(?! than)",
     re.IGNORECASE,
 )
+# A comparison names the rows it compares: "which of …", "A or B", "A and B", "between".
+_COMPARED = re.compile(r"^which of\b|\b(or|and|between|versus|vs)\b", re.IGNORECASE)
 # Words "how many" can be followed by that are not what is counted ("how many of those").
-_NOT_COUNTED = frozenset("of those these them they times".split())
+_NOT_COUNTED = frozenset("of those these them they".split())
 # A limit ("what's the maximum I can carry over", "the most I can spend") wants the figure
 # the rule sets, in prose or in a row; only "which/who/where …" picks a row by a column.
 _LIMIT = re.compile(
@@ -160,7 +164,14 @@ _LIMIT = re.compile(
 _PAID_TIME = re.compile(
     r"\b(?:paid|unpaid)\s+(?:\w+\s+){0,2}?(?:leave|time off|holidays?|vacation|pto)\b"
 )
-_ROW_QUESTION = re.compile(r"^(?:which|who|whom|where)\b", re.IGNORECASE)
+# The limit reading is for a question asking for the value ("what's the max …", "how much
+# at most …", "is there a cap …"), not for a yes/no or how-to one that mentions a maximum.
+_VALUE_QUESTION = re.compile(
+    r"(?:^|[,;:-] )(?:so |ok |hi |hey |also )?(?:(?:what|what's|whats)(?: is| are| was)?"
+    r"(?: the| our| my)? (?:max|maximum|min|minimum|most|least|cap|limit)\b|how much|how many|"
+    r"how long|how far|is there an? (?:max|maximum|min|minimum|cap|limit|upper limit)\b)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -191,7 +202,7 @@ def expect(question: str) -> Expectation:
     whole = " ".join(question.lower().split())
     asking = " ".join(_last_question(question).lower().split())
     # "What's the most I can spend a night?" asks for a cap, not for a row to be picked.
-    limit = bool(_LIMIT.search(asking)) and not _ROW_QUESTION.match(asking)
+    limit = bool(_LIMIT.search(asking)) and bool(_VALUE_QUESTION.search(asking))
     superlative = None if limit else _superlative(whole, asking)
     many = re.search(
         r"how many ((?:[\w'-]+ ){0,2}?[\w'-]+?)(?= (?:do|does|did|can|could|will|would|"
@@ -199,6 +210,8 @@ def expect(question: str) -> Expectation:
         r"for|i|we|you|they|he|she|it)\b|\?|$)",
         whole,
     )
+    if many and re.match(r"times?\b", many.group(1)):
+        return Expectation("frequency", frozenset(), None, superlative)  # "how many times a year"
     if many:
         per = re.search(r"\b(?:a|per|each|every) (week|month|year|day|night|km|hour)\b", whole)
         return Expectation(
@@ -253,7 +266,7 @@ def expect(question: str) -> Expectation:
 
 def _superlative(whole: str, asking: str) -> Superlative | None:
     found = _SUPERLATIVE.search(whole)
-    compared = None if found else _COMPARATIVE.search(asking)
+    compared = None if found or not _COMPARED.search(asking) else _COMPARATIVE.search(asking)
     if found:
         word = found.group(1).lower()
     elif compared:

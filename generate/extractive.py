@@ -43,7 +43,7 @@ from generate.protocols import Generation
 from generate.quoting import ambiguous, cite, differ_in_figures
 from generate.reasons import UNCLEAR
 from generate.table_answers import superlative_table, table_answer
-from generate.text import content_words
+from generate.text import content_words, split_sentences
 from generate.unit_scoring import (
     GENERIC_WORDS,
     Scored,
@@ -245,12 +245,17 @@ class ExtractiveGenerator:
         margin = self.weights.other_block_margin
         # The same sentence in another block (a copy of the document in another format)
         # adds nothing: it is not a second answer.
-        quoted = [" ".join(c.quote.split()) for c in outcome.citations]
+        quoted = {
+            " ".join(piece.split())
+            for c in outcome.citations
+            for line in c.quote.splitlines()
+            for piece in (line, *split_sentences(line))
+        }
         others = [
             s
             for s in scored
             if s.unit.hit is not best.unit.hit
-            and not any(" ".join(s.unit.text.split()) in q for q in quoted)
+            and " ".join(s.unit.text.split()) not in quoted
             and s.unit.header is None
             and s.score >= max(best.score - margin, self.weights.min_score)
             and not s.unit.text.rstrip().endswith(":")

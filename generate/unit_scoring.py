@@ -7,18 +7,18 @@ documented linear function of six signals:
 
 - ``s``: the cosine between the question and the unit, from the vectors ingest stored
   for each unit read under its heading path (``Chunk.unit_embed_texts``; recorded on the
-  hit by the reranker as ``unit_scores``); without them, the hit's own relevance (less a
-  little for a unit that is not the reranker's best sentence);
+  hit by the offline reranker as ``unit_scores``; a CrossEncoder records none); without
+  them, the hit's own relevance (less a little for a unit that is not the reranker's best
+  sentence);
 - ``b``: the block's rerank score (how well the whole passage matches);
 - ``c``: lexical coverage — the share of the question's content words the unit holds (a
   table row's header words count as its own; heading-path words count half);
 - ``t``: ``answer_types.type_fit`` — does the unit carry what the question asks for (a
   number of days for "how many days", a rule for a yes/no question);
-- ``d``: the share of the question's subject words in the document's title or the names of
-  its folders (the Severance Guidelines answer "what is the severance policy", not a plan
-  that mentions it; "at Basecamp, …" prefers ``basecamp-handbook/``). Its fitted weight
-  is 0 on the sample corpus since ``s`` reads the heading path; it is kept as a signal a
-  fit on another corpus may weigh;
+- ``d``: the share of the question's subject words in the document's title (the
+  Severance Guidelines answer "what is the severance policy", not a plan that mentions
+  it). Its fitted weight is 0 on the sample corpus since ``s`` reads the heading path; it
+  is kept as a signal a fit on another corpus may weigh;
 - ``m``: 1 for a sentence about the document itself ("This policy sets out …"), which
   describes a policy without stating any of it.
 
@@ -46,7 +46,9 @@ from generate.text import (
 )
 
 _META = re.compile(
-    r"^(in |of )?(this|these|the following|our) (policy|policies|guidelines?|document|page|"
+    r"^in (this|our) (handbook|document|guide|page|section),? (you'll|you will|we|you can) "
+    r"(find|learn|see|read|describe|explain|set out|cover)\b|"
+    r"^(this|these|the following|our) (policy|policies|guidelines?|document|page|"
     r"handbook|section|statement|guide|procedure|standard)\b|\b(this|these) (policy|guidelines?|"
     r"document|handbook) (sets? out|describes?|explains?|applies|covers?|lists?|is|are)\b",
     re.IGNORECASE,
@@ -148,14 +150,6 @@ def semantic(unit: Unit) -> float:
     return base if best and best.strip() == unit.text.strip() else base - 0.05
 
 
-def collection_words(source: str) -> set[str]:
-    """The words of the folders a document sits in ("basecamp-handbook/benefits.md" →
-    basecamp, handbook): in a corpus gathered from several organisations, a question that
-    names one ("at Basecamp, …") names its documents as a title would."""
-    folders = source.replace("\\", "/").split("/")[:-1]
-    return content_words(" ".join(re.sub(r"[-_.]+", " ", f) for f in folders))
-
-
 # Sections that say what a document is for, not what it rules, or that only point to other
 # pages (a handbook's list of its sections: "Severance Packages" names a page, it is no answer).
 FRAMING_HEADINGS = frozenset(
@@ -201,7 +195,6 @@ def features(
     chunk = unit.hit.chunk
     topic = words - GENERIC_WORDS
     named = content_words(chunk.title or (chunk.heading_path[0] if chunk.heading_path else ""))
-    named |= collection_words(chunk.source)
     return (
         Features(
             semantic=semantic(unit),

@@ -10,8 +10,10 @@ none, or several ("how does 18F use GitHub?"), searches everything.
 
 The deployment declares its collections (``DOCENT_COLLECTIONS``, JSON: source prefix →
 names), since only it knows that "37signals" is the company whose handbook sits under
-``basecamp-handbook/``. Names match whole words, case-insensitively; a name may be a
-phrase ("site policy").
+``basecamp-handbook/``. Names match whole words, in any case unless given in capitals
+("US" names the US collection; "tell us" does not); a name may be a phrase ("site policy").
+Each leg's candidates are fetched ``SCOPED_FETCH`` times as deep when a question is
+scoped, so a small collection is not crowded out of the legs by the rest of the corpus.
 """
 
 from __future__ import annotations
@@ -20,11 +22,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+SCOPED_FETCH = 4
+
 
 @dataclass(frozen=True)
 class NamedCollection:
     prefix: str  # the sources under it: "basecamp-handbook/"
-    names: tuple[str, ...]  # lower case: "37signals", "basecamp"
+    names: tuple[str, ...]  # as given: "37signals", "Basecamp", "US"
 
     def holds(self, source: str) -> bool:
         return source.startswith(self.prefix)
@@ -40,7 +44,7 @@ class Collections:
         configuration error (it would scope questions to everything or to nothing)."""
         out = []
         for prefix, names in mapping.items():
-            cleaned = tuple(" ".join(n.lower().split()) for n in names if n.strip())
+            cleaned = tuple(" ".join(n.split()) for n in names if n.strip())
             if not prefix.strip() or not cleaned:
                 raise ValueError(
                     f"collection {prefix!r} needs a source prefix and at least one name"
@@ -50,14 +54,17 @@ class Collections:
 
     def named(self, question: str) -> tuple[NamedCollection, ...]:
         """The collections whose names the question uses."""
-        text = " ".join(question.lower().split())
-        return tuple(
-            c
-            for c in self.collections
-            if any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) for name in c.names)
-        )
+        text = " ".join(question.split())
+        return tuple(c for c in self.collections if any(_uses(text, name) for name in c.names))
 
     def scope(self, question: str) -> NamedCollection | None:
         """The one collection a question is about, or None (it names none, or several)."""
         named = self.named(question)
         return named[0] if len(named) == 1 else None
+
+
+def _uses(text: str, name: str) -> bool:
+    """The name as a whole word or phrase; in any case, unless it is given in capitals
+    ("US", "IT": "tell us" or "is it" does not name them)."""
+    flags = 0 if name.isupper() else re.IGNORECASE
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, flags) is not None

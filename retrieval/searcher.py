@@ -32,7 +32,7 @@ from retrieval.fusion import rrf
 from retrieval.keyword import KeywordIndex
 from retrieval.permissions import access_filter, chunk_allowed
 from retrieval.rerank import Reranker
-from retrieval.scope import Collections, NamedCollection
+from retrieval.scope import SCOPED_FETCH, Collections, NamedCollection
 from store.protocol import ChunkIndex
 
 log = logging.getLogger(__name__)
@@ -181,7 +181,8 @@ class Searcher:
             snapshot = self.keyword.refresh(version)
         with clock.stage("bm25"):
             mask = snapshot.access.mask_for(acl)
-            bm25_hits = snapshot.search(text, mask, self.leg_top_n)
+            depth = self.leg_top_n * (SCOPED_FETCH if scope else 1)
+            bm25_hits = snapshot.search(text, mask, depth)
             if snapshot.version != version:
                 # The previous version serves while the new one builds: read its hits back
                 # from the index and apply the filter to what is there now, so a deleted or
@@ -195,7 +196,7 @@ class Searcher:
         with clock.stage("embed"):
             query_vector = self.embedder.embed([text])[0]
         with clock.stage("vector"):
-            vector_hits = self.index.search(query_vector, acl, self.leg_top_n)
+            vector_hits = self.index.search(query_vector, acl, depth)
 
         with clock.stage("fuse"):
             allowed = _Allowed(principal, self.levels, include_pending, excluded)
@@ -204,6 +205,8 @@ class Searcher:
             vector_ids = [
                 c.chunk_id for c, _ in vector_hits if allowed(c) and _within(scope, c.source)
             ]
+            # As deep as an unscoped leg, once the other collections are gone.
+            bm25_ids, vector_ids = bm25_ids[: self.leg_top_n], vector_ids[: self.leg_top_n]
             fused = rrf([bm25_ids, vector_ids], self.rrf_k)[: self.fused_top_m]
             chunks: dict[str, Chunk] = {c.chunk_id: c for c, _ in bm25_hits}
             # The vector leg read Qdrant just now: its payload (status) is the fresher.

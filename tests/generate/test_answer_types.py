@@ -107,6 +107,41 @@ def test_how_often_wants_a_frequency_in_words_or_figures() -> None:
     assert type_fit(often, "The All Hands is run by the COO.") == 0.0
 
 
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Is the minimum age 18?", "yesno"),
+        ("Does the max apply to contractors?", "yesno"),
+        ("Can Max approve my expenses?", "yesno"),
+        ("How do I request more than the maximum?", "howto"),
+        ("What happens if I exceed the maximum?", "other"),
+    ],
+)
+def test_a_question_that_only_mentions_a_limit_keeps_its_own_kind(question: str, kind: str) -> None:
+    assert expect(question).kind == kind
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the higher education allowance?",
+        "What's the Greater London weighting?",
+        "What should I do if my manager is slower to respond than the SLA?",
+    ],
+)
+def test_a_comparative_that_names_no_rows_is_no_comparison(question: str) -> None:
+    assert expect(question).superlative is None
+
+
+def test_a_rate_is_not_a_count_of_its_time_unit() -> None:
+    assert "day" not in counted_units("Meals are reimbursed at €10 per day.")
+    assert "month" not in counted_units("We pay 30 each month.")
+
+
+def test_how_many_times_is_a_frequency() -> None:
+    assert expect("how many times a year can I work remotely?").kind == "frequency"
+
+
 def test_the_most_i_can_roll_over_is_a_limit() -> None:
     limit = expect("what's the most annual leave I can roll over into next year?")
     assert limit.superlative is None and limit.kind == "quantity"

@@ -435,3 +435,11 @@ def test_list_items_quoted_together_are_each_the_block_s_own_line() -> None:
         "First class airfare to offices for Executive Briefings ✈️+🍾",
         "Economy class airfare to offices for Executive Briefings ✈️",
     ]
+
+
+def test_a_runner_up_inside_a_longer_quoted_figure_is_still_another_answer() -> None:
+    weekly = hit("a.md#0", {"Lisbon: €640 per week.": 0.7}, score=0.7)
+    daily = hit("b.md#0", {"Lisbon: €64": 0.69}, score=0.7, rank=2)
+    outcome = ask("What is the Lisbon rate?", [weekly, daily])
+    assert isinstance(outcome, Answered)
+    assert [c.id for c in outcome.citations] == ["a.md#0", "b.md#0"]

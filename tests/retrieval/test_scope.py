@@ -28,12 +28,17 @@ def test_a_question_names_collections_by_whole_words_in_any_case() -> None:
         "acme-handbook/"
     ]
     assert COLLECTIONS.scope("At ACME corp, who approves leave?") is COLLECTIONS.collections[0]
-    assert COLLECTIONS.scope("gx: how long is parental leave?") is COLLECTIONS.collections[1]
+    assert COLLECTIONS.scope("GX: how long is parental leave?") is COLLECTIONS.collections[1]
     # Part of a word is not a name; naming two collections, or none, scopes nothing.
     assert COLLECTIONS.scope("Is the acmeist style allowed?") is None
     assert COLLECTIONS.scope("Do Acme and Globex share a leave policy?") is None
     assert COLLECTIONS.scope("How long is parental leave?") is None
     assert Collections().scope("Does Acme pay for jury duty?") is None
+    # A name given in capitals names only in capitals: "tell us" is not the US.
+    countries = Collections.from_mapping({"us/": ["US"], "uk/": ["UK", "Britain"]})
+    assert countries.scope("Can you tell us the US leave rules?") is countries.collections[0]
+    assert countries.scope("can you tell us how leave works?") is None
+    assert countries.scope("leave in britain?") is countries.collections[1]
 
 
 @pytest.mark.parametrize("bad", [{"": ["Acme"]}, {"acme/": []}, {"acme/": ["  "]}])
@@ -103,3 +108,15 @@ def test_the_scope_is_in_the_trace(two_orgs: Services) -> None:
     assert all(h.chunk.source.startswith("acme-handbook/") for h in result.hits)
     unscoped = asker.ask("Is jury duty paid?", EMPLOYEE)
     assert trace_payload(unscoped)["scope"] is None
+
+
+def test_a_small_collection_is_not_crowded_out_of_the_legs(two_orgs: Services) -> None:
+    # One candidate per leg: unscoped, the other organisation's rule fills it.
+    narrow = variant(two_orgs, collections=COLLECTIONS, threshold=0.0, leg_top_n=1)
+    found = narrow.search("Does Acme pay me while I'm on jury duty?", EMPLOYEE)
+    assert [h.chunk.source for h in found.hits] == ["acme-handbook/leave.md"]
+    unscoped = variant(two_orgs, threshold=0.0, leg_top_n=1)
+    assert "acme-handbook/leave.md" not in {
+        h.chunk.source
+        for h in unscoped.search("Does Acme pay me while I'm on jury duty?", EMPLOYEE).hits
+    }

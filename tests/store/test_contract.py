@@ -3,6 +3,8 @@ mode, ServerIndex on a real server when DOCENT_TEST_QDRANT_URL is set)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -134,3 +136,22 @@ def test_bad_arguments_are_refused_before_any_write(index: ChunkIndex) -> None:
     with pytest.raises(ValueError, match="dimensions"):
         index.upsert([one], np.zeros((1, 8), dtype=np.float32), [EMB.embed(["x"])])
     assert index.count() == 0
+
+
+def test_a_server_collection_of_bare_sentence_vectors_is_refused(tmp_path: Path) -> None:
+    from qdrant_client import models as qm
+
+    from store.server import ServerIndex
+
+    client = ServerIndex.local(str(tmp_path / "local"), "old", "hashing-64", 64).client
+    params = qm.VectorParams(size=64, distance=qm.Distance.COSINE)
+    client.create_collection(  # as a Docent before units were embedded in context made it
+        "old",
+        vectors_config={CHUNK_VECTOR: params, SENTENCE_VECTOR: params},
+        metadata={"embedding_model": "hashing-64", "dimension": 64},
+    )
+    try:
+        with pytest.raises(ModelMismatch, match="bare sentences.*reindex"):
+            ServerIndex(client, "old", "hashing-64", 64).ensure()
+    finally:
+        client.close()
