@@ -70,10 +70,10 @@ SIGNALS = tuple(f.name for f in fields(Signals))  # each has its coefficient in 
 class AnswerGate:
     """The fitted logistic function over ``Signals`` and the confidence an answer needs."""
 
-    intercept: float = -4.092
-    block: float = 6.988
-    lead: float = 0.425
-    margin: float = 1.359
+    intercept: float = -4.097
+    block: float = 6.996
+    lead: float = 0.436
+    margin: float = 1.355
     threshold: float = 0.0  # open; see the module docstring
 
     def __post_init__(self) -> None:
