@@ -65,13 +65,13 @@ GENERIC_WORDS = frozenset(
 @dataclass(frozen=True)
 class Weights:
     semantic: float = 1.0
-    block: float = 0.209
-    lexical: float = 0.652
-    fit: float = 0.278
+    block: float = 0.237
+    lexical: float = 0.632
+    fit: float = 0.261
     title: float = 0.0
-    meta: float = 0.227
-    rank: float = 0.013
-    min_score: float = 1.045
+    meta: float = 0.222
+    rank: float = 0.012
+    min_score: float = 1.022
     # Units whose score is this close to the best unit's are quoted with it: of the same
     # block (up to two), of another block (one) — when the scores cannot tell them apart,
     # the answer shows both, each with its citation.
