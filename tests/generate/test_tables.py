@@ -92,26 +92,33 @@ def test_a_superlative_over_descriptive_cells_ranks_by_the_asked_figure() -> Non
     assert superlative_row(header, rows, biggest, question) is None
 
 
+def pick(table: str, question: str) -> int | None:
+    """The row the question's superlative picks from ``table``."""
+    header, rows = table_rows(table) or ("", [])
+    superlative = expect(question).superlative
+    assert superlative is not None
+    return superlative_row(header, rows, superlative, question)
+
+
 def test_a_row_without_the_asked_figure_is_not_ranked_on_another_one() -> None:
-    header, rows = table_rows(
+    kit = (
         "| Team | Kit |\n|---|---|\n"
         "| Data | 16-inch laptop, 32 GB memory |\n"
         "| Events | 64-inch display wall |"
-    ) or ("", [])
-    question = "which team gets the laptop with the most memory?"
-    most = expect(question).superlative
-    assert most is not None
-    assert superlative_row(header, rows, most, question) == 0  # 32 GB, not the 64-inch wall
+    )
+    # 32 GB, not the 64-inch wall.
+    assert pick(kit, "which team gets the laptop with the most memory?") == 0
 
 
 def test_a_label_with_a_number_is_a_category_not_a_measure() -> None:
-    header, rows = table_rows(
+    rates = (
         "| City | Tier | Daily per diem |\n|---|---|---|\n"
         "| Sofia | Tier 2 | €44 |\n| Geneva | Tier 1 | €98 |\n| Porto | Tier 2 | €56 |"
-    ) or ("", [])
+    )
     question = "which city gives you the smallest food allowance per day?"
+    header, rows = table_rows(rates) or ("", [])
     smallest = expect(question).superlative
     assert smallest is not None
     # "Tier 1" is not the smallest figure: the per diem column is the only measure.
     assert superlative_column(header, rows, smallest, question) == 2
-    assert superlative_row(header, rows, smallest, question) == 0
+    assert pick(rates, question) == 0
