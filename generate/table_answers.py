@@ -29,12 +29,8 @@ def table_answer(
     header = best.unit.header or ""
     cid = best.unit.hit.chunk.chunk_id
     if expectation.superlative is not None:
-        compared = compared_rows(rows, expectation.superlative, header)
-        pick = superlative_row(
-            header, [s.unit.text for s in compared], expectation.superlative, question
-        )
-        if pick is not None:
-            quote = "\n".join([header, compared[pick].unit.text])
+        quote = superlative_quote(rows, header, expectation.superlative, question)
+        if quote is not None:
             return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
     header_words = content_words(header)
     # Rows matching the question exactly as well as the best row does, on words of their
@@ -60,13 +56,19 @@ def superlative_table(
         if s.unit.header is not None and s.unit.hit.chunk.source == source:
             tables.setdefault(s.unit.hit.chunk.chunk_id, []).append(s)
     for cid, rows in sorted(tables.items(), key=lambda kv: -max(s.score for s in kv[1])):
-        header = rows[0].unit.header or ""
-        rows = compared_rows(rows, superlative, header)
-        pick = superlative_row(header, [s.unit.text for s in rows], superlative, question)
-        if pick is not None:
-            quote = "\n".join([header, rows[pick].unit.text])
+        quote = superlative_quote(rows, rows[0].unit.header or "", superlative, question)
+        if quote is not None:
             return f"{quote} [{cid}]", [(cid, quote)]
     return None
+
+
+def superlative_quote(
+    rows: list[Scored], header: str, superlative: Superlative, question: str
+) -> str | None:
+    """The header and the row a superlative or comparison picks among ``rows``, or None."""
+    compared = compared_rows(rows, superlative, header)
+    pick = superlative_row(header, [s.unit.text for s in compared], superlative, question)
+    return None if pick is None else "\n".join([header, compared[pick].unit.text])
 
 
 def compared_rows(rows: list[Scored], superlative: Superlative, header: str) -> list[Scored]:
