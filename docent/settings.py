@@ -15,6 +15,7 @@ from pydantic import SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from docent.access import DEFAULT_LEVELS
+from docent.scope import Collections
 
 PLACEHOLDER_SECRETS = {"", "change-me", "changeme", "secret", "dev-secret-change-me"}
 
@@ -69,7 +70,7 @@ class Settings(BaseSettings):
     reranker_model: str | None = None  # a CrossEncoder path or name; None = offline reranker
     include_pending: bool = False
     # JSON: source prefix -> names ({"basecamp-handbook/": ["37signals", "basecamp"]});
-    # a question naming one collection is answered from it alone (retrieval/scope.py).
+    # a question naming one collection is answered from it alone (docent/scope.py).
     collections: dict[str, list[str]] = {}
 
     # --- render / generate ---------------------------------------------------------------
@@ -127,11 +128,7 @@ class Settings(BaseSettings):
             )
         if self.env == "prod" and self.secret_key.get_secret_value() in PLACEHOLDER_SECRETS:
             raise ValueError("DOCENT_SECRET_KEY must be set to a real secret when DOCENT_ENV=prod")
-        for prefix, names in self.collections.items():
-            if not prefix.strip() or not any(n.strip() for n in names):
-                raise ValueError(
-                    f"collection {prefix!r} needs a source prefix and at least one name"
-                )
+        Collections.from_mapping(self.collections)  # raises on an empty prefix or name list
         if self.generator == "openai" and not self.llm_base_url:
             raise ValueError("DOCENT_GENERATOR=openai needs DOCENT_LLM_BASE_URL")
         return self

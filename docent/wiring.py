@@ -102,7 +102,7 @@ class Services:
 
     @cached_property
     def searcher(self) -> Searcher:
-        from retrieval.scope import Collections
+        from docent.scope import Collections
         from retrieval.searcher import Searcher
 
         s = self.settings

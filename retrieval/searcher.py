@@ -25,6 +25,7 @@ from docent.access import readable_levels
 from docent.contracts import Chunk, Embedder, Hit, Principal
 from docent.db.state import index_version
 from docent.errors import InvalidInput
+from docent.scope import Collections, NamedCollection
 from docent.versions import version_request
 from retrieval.cut import cut, supersession_order
 from retrieval.errors import EmptyQuery
@@ -32,13 +33,15 @@ from retrieval.fusion import rrf
 from retrieval.keyword import KeywordIndex
 from retrieval.permissions import access_filter, chunk_allowed
 from retrieval.rerank import Reranker
-from retrieval.scope import SCOPED_FETCH, Collections, NamedCollection
 from store.protocol import ChunkIndex
 
 log = logging.getLogger(__name__)
 
 MAX_QUERY_CHARS = 2000
 STAGES = ("bm25", "vector", "fused", "reranked")
+# A question scoped to one collection fetches each leg this many times as deep, so a small
+# collection is not crowded out of the legs by the rest of the corpus.
+SCOPED_FETCH = 4
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,7 @@ class SearchResult:
     index_version: int
     timings_ms: Mapping[str, float]
     stages: Mapping[str, tuple[str, ...]]
-    scope: str | None = None  # the collection the question named (``retrieval.scope``)
+    scope: str | None = None  # the collection the question named (``docent.scope``)
 
 
 class _Clock:

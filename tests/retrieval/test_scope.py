@@ -8,12 +8,12 @@ from collections.abc import Iterator
 import pytest
 
 from docent.contracts import Embedder, Principal
+from docent.scope import Collections
 from docent.settings import Settings
 from docent.wiring import Services
 from generate.ask import Asker
 from generate.extractive import ExtractiveGenerator
 from generate.trace import trace_payload
-from retrieval.scope import Collections
 from tests.retrieval.conftest import bump, make_settings, variant
 from tests.retrieval.corpus import make_chunk, write_chunks
 

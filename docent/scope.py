@@ -12,8 +12,8 @@ The deployment declares its collections (``DOCENT_COLLECTIONS``, JSON: source pr
 names), since only it knows that "37signals" is the company whose handbook sits under
 ``basecamp-handbook/``. Names match whole words, in any case unless given in capitals
 ("US" names the US collection; "tell us" does not); a name may be a phrase ("site policy").
-Each leg's candidates are fetched ``SCOPED_FETCH`` times as deep when a question is
-scoped, so a small collection is not crowded out of the legs by the rest of the corpus.
+The deployment's setting and the searcher read the same ``Collections``: the setting is
+checked by building it (``Settings``), the searcher scopes with it (``retrieval.searcher``).
 """
 
 from __future__ import annotations
@@ -21,8 +21,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-SCOPED_FETCH = 4
 
 
 @dataclass(frozen=True)
