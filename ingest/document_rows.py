@@ -1,5 +1,6 @@
 """A document's ``documents`` row apart from the transactions that change it: the hashes
-that tell what changed, reading the row back as ``DocumentMeta``, writing it, and showing it."""
+that tell what changed, reading the row back as ``DocumentMeta``, and writing it (its plain
+values: ``docent.db.models.document_summary``)."""
 
 from __future__ import annotations
 
@@ -102,23 +103,3 @@ def record(
             setattr(row, key, value)
         row.version += 1
     session.flush()
-
-
-def document_summary(row: Document) -> dict[str, Any]:
-    return {
-        "source": row.source,
-        "doc_id": row.doc_id,
-        "title": row.title,
-        "status": row.status,
-        "effective_date": row.effective_date.isoformat() if row.effective_date else None,
-        "superseded_by": row.superseded_by,
-        "supersedes": list(row.supersedes or ()),
-        "access_level": row.access_level,
-        "groups": list(row.groups or ()),
-        "owner": row.owner,
-        "doc_type": row.doc_type,
-        "chunk_count": row.chunk_count,
-        "version": row.version,
-        "content_hash": row.content_hash,
-        "updated_at": row.updated_at.isoformat() if row.updated_at else None,
-    }

@@ -20,14 +20,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from sqlalchemy import select
 
 from docent.contracts import Principal
-from docent.db.models import Document, JobFile
+from docent.db.models import Document, JobFile, document_summary
 from docent.db.session import session_scope
 from docent.errors import InvalidInput, NotFound
 from ingest import jobs, planning
 from ingest.batching import BATCH_TEXTS, Prepared, VectorMemo
 from ingest.disk import DiskRoom, write_size
 from ingest.dispatch import celery_dispatch
-from ingest.document_rows import document_summary
 from ingest.errors import EmptyDocument, IngestError, IngestFileError, QueueUnavailable
 from ingest.faults import Failed, Transient, attempt
 from ingest.registry import ContentChanged, Registry, WriteResult

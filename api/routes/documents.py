@@ -24,7 +24,7 @@ from api.uploads import (
 )
 from api.users import CurrentUser
 from api.visibility import can_read, can_read_chunk, documents_by_source
-from docent.db.models import Document
+from docent.db.models import Document, document_summary
 from docent.db.session import session_scope
 from docent.errors import InvalidInput, NotFound
 from docent.wiring import Services
@@ -33,23 +33,11 @@ router = APIRouter(tags=["documents"])
 
 
 def document_view(doc: Document) -> dict[str, Any]:
-    return {
-        "doc_id": doc.doc_id,
-        "source": doc.source,
-        "title": doc.title,
-        "version": doc.version,
-        "status": "retired" if doc.retired else doc.status,
-        "retired": doc.retired,
-        "access_level": doc.access_level,
-        "groups": list(doc.groups or ()),
-        "owner": doc.owner,
-        "doc_type": doc.doc_type,
-        "effective_date": doc.effective_date.isoformat() if doc.effective_date else None,
-        "superseded_by": doc.superseded_by,
-        "supersedes": list(doc.supersedes or ()),
-        "chunk_count": doc.chunk_count,
-        "updated_at": doc.updated_at.isoformat() if doc.updated_at else None,
-    }
+    """The registry's summary of a document as the API shows it: a retired document says so
+    in its status, and the content hash (the registry's change test) stays inside."""
+    view = document_summary(doc)
+    del view["content_hash"]
+    return {**view, "status": "retired" if doc.retired else doc.status, "retired": doc.retired}
 
 
 def visible_documents(

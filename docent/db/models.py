@@ -159,3 +159,25 @@ class ContentGap(Base):
     missing_access_level: Mapped[str | None] = mapped_column(String(50))
     first_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+def document_summary(row: Document) -> dict[str, Any]:
+    """A document's row as plain values (the ingestor's listing and job metadata; the API's
+    view is built on it)."""
+    return {
+        "source": row.source,
+        "doc_id": row.doc_id,
+        "title": row.title,
+        "status": row.status,
+        "effective_date": row.effective_date.isoformat() if row.effective_date else None,
+        "superseded_by": row.superseded_by,
+        "supersedes": list(row.supersedes or ()),
+        "access_level": row.access_level,
+        "groups": list(row.groups or ()),
+        "owner": row.owner,
+        "doc_type": row.doc_type,
+        "chunk_count": row.chunk_count,
+        "version": row.version,
+        "content_hash": row.content_hash,
+        "updated_at": row.updated_at.isoformat() if row.updated_at else None,
+    }
