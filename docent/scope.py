@@ -10,8 +10,10 @@ none, or several ("how does 18F use GitHub?"), searches everything.
 
 The deployment declares its collections (``DOCENT_COLLECTIONS``, JSON: source prefix →
 names), since only it knows that "37signals" is the company whose handbook sits under
-``basecamp-handbook/``. Names match whole words, in any case unless given in capitals
-("US" names the US collection; "tell us" does not); a name may be a phrase ("site policy").
+``basecamp-handbook/``. Prefixes that share a name are one collection: a handbook and its
+converted copies under ``formats/basecamp-handbook__`` are both "37signals". Names match
+whole words, in any case unless given in capitals ("US" names the US collection; "tell us"
+does not); a name may be a phrase ("site policy").
 The deployment's setting and the searcher read the same ``Collections``: the setting is
 checked by building it (``Settings``), the searcher scopes with it (``retrieval.searcher``).
 """
@@ -25,11 +27,16 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class NamedCollection:
-    prefix: str  # the sources under it: "basecamp-handbook/"
+    prefixes: tuple[str, ...]  # the sources under them: "basecamp-handbook/"
     names: tuple[str, ...]  # as given: "37signals", "Basecamp", "US"
 
+    @property
+    def label(self) -> str:
+        """How the trace names the scope: its prefixes."""
+        return " ".join(self.prefixes)
+
     def holds(self, source: str) -> bool:
-        return source.startswith(self.prefix)
+        return source.startswith(self.prefixes)
 
 
 @dataclass(frozen=True)
@@ -40,14 +47,21 @@ class Collections:
     def from_mapping(cls, mapping: Mapping[str, Sequence[str]]) -> Collections:
         """From ``{prefix: [name, …]}``; an empty prefix or a collection without a name is a
         configuration error (it would scope questions to everything or to nothing)."""
-        out = []
+        out: list[NamedCollection] = []
         for prefix, names in mapping.items():
             cleaned = tuple(" ".join(n.split()) for n in names if n.strip())
             if not prefix.strip() or not cleaned:
                 raise ValueError(
                     f"collection {prefix!r} needs a source prefix and at least one name"
                 )
-            out.append(NamedCollection(prefix.strip(), cleaned))
+            # A prefix sharing a name with an earlier one widens that collection.
+            keys = {n.casefold() for n in cleaned}
+            same = next((c for c in out if keys & {n.casefold() for n in c.names}), None)
+            if same is None:
+                out.append(NamedCollection((prefix.strip(),), cleaned))
+                continue
+            merged = tuple(dict.fromkeys([*same.names, *cleaned]))
+            out[out.index(same)] = NamedCollection((*same.prefixes, prefix.strip()), merged)
         return cls(tuple(out))
 
     def named(self, question: str) -> tuple[NamedCollection, ...]:

@@ -84,6 +84,9 @@ class Settings(BaseSettings):
     llm_structured_output: bool = True
     extractive_min_score: float = 1.022  # set on the dev split: evals/reports/answerer_fit.md
     answer_confidence: float = 0.0  # off; the curve: evals/reports/answerer_fit.md
+    # A fit on the deployment's own dev cases (`docent eval fit-answerer --save`); the two
+    # settings above win over its values only when set explicitly.
+    answerer_fit: Path | None = None
 
     # --- api / web -----------------------------------------------------------------------
     host: str = "127.0.0.1"

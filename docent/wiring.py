@@ -145,14 +145,26 @@ class Services:
                 max_retries=s.llm_max_retries,
                 structured=s.llm_structured_output,
             )
+        from dataclasses import replace
+
         from generate.answer_gate import AnswerGate
+        from generate.answerer_file import load_fit
         from generate.extractive import ExtractiveGenerator
         from generate.unit_scoring import Weights
 
-        return ExtractiveGenerator(
-            weights=Weights(min_score=s.extractive_min_score),
-            gate=AnswerGate(threshold=s.answer_confidence),
-        )
+        if s.answerer_fit is None:
+            return ExtractiveGenerator(
+                weights=Weights(min_score=s.extractive_min_score),
+                gate=AnswerGate(threshold=s.answer_confidence),
+            )
+        fitted = load_fit(s.answerer_fit)
+        weights, gate = fitted.weights, fitted.gate
+        # A setting given explicitly is the deployment's choice over the file's.
+        if "extractive_min_score" in s.model_fields_set:
+            weights = replace(weights, min_score=s.extractive_min_score)
+        if "answer_confidence" in s.model_fields_set:
+            gate = replace(gate, threshold=s.answer_confidence)
+        return ExtractiveGenerator(weights=weights, gate=gate)
 
     @cached_property
     def asker(self) -> Asker:

@@ -243,6 +243,13 @@ def register(app: typer.Typer) -> None:
         out: Annotated[
             Path | None, typer.Option("--out", help="Also write the report (Markdown) here.")
         ] = None,
+        save: Annotated[
+            Path | None,
+            typer.Option(
+                "--save",
+                help="Also write the fit (JSON) here; DOCENT_ANSWERER_FIT=<file> answers with it.",
+            ),
+        ] = None,
         quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
     ) -> None:
         """Fit the extractive answerer on one split: its unit weights, its min_score, and its
@@ -312,7 +319,17 @@ def register(app: typer.Typer) -> None:
                 t: gated_columns(rows, columns, replace(gate, threshold=t)) for t in GATE_THRESHOLDS
             }
             threshold = choose_gate_threshold(by_threshold, wrong_cost, max_answer_loss)
-            text += gate_report(replace(gate, threshold=threshold), by_threshold, wrong_cost)
+            gate = replace(gate, threshold=threshold)
+            text += gate_report(gate, by_threshold, wrong_cost)
+        if save is not None:
+            from generate.answer_gate import AnswerGate
+            from generate.answerer_file import FittedAnswerer, save_fit
+
+            fitted_on = (
+                f"{cases_file.name}, {split} split, {len(cases)} cases, index_version {version}"
+            )
+            save_fit(save, FittedAnswerer(weights, gate or AnswerGate(), fitted_on))
+            text += f"\n\nSaved to {save}: answer with it by setting DOCENT_ANSWERER_FIT={save}."
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text + "\n", encoding="utf-8")

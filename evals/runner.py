@@ -73,7 +73,19 @@ def run_config(settings: Settings, threshold: float | None) -> dict[str, Any]:
         "prompt_token_budget": settings.prompt_token_budget,
         "include_pending": settings.include_pending,
         "collection": settings.collection,
+        "answerer_fit": _file_tag(settings.answerer_fit),
     }
+
+
+def _file_tag(path: Path | None) -> str | None:
+    """A file as its name and content hash: two runs with the same tag used the same fit."""
+    if path is None:
+        return None
+    try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    except OSError:
+        return f"{path.name} (unreadable)"
+    return f"{path.name} sha256:{digest}"
 
 
 class Grader:

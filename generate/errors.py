@@ -5,11 +5,13 @@ docent.errors.Unavailable (503)
 └── TraceStoreUnavailable     the trace of an ask could not be written or read
 docent.errors.NotFound (404)
 └── TraceNotFound             no trace with that id
+docent.errors.ConfigError (500)
+└── AnswererFileError         DOCENT_ANSWERER_FIT is missing, unreadable or not a fit
 """
 
 from __future__ import annotations
 
-from docent.errors import NotFound, Unavailable
+from docent.errors import ConfigError, NotFound, Unavailable
 
 
 class LLMUnavailable(Unavailable):
@@ -22,3 +24,7 @@ class TraceStoreUnavailable(Unavailable):
 
 class TraceNotFound(NotFound):
     code = "trace_not_found"
+
+
+class AnswererFileError(ConfigError):
+    code = "answerer_fit_invalid"

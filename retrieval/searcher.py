@@ -157,7 +157,7 @@ class Searcher:
             index_version=version,
             timings_ms=MappingProxyType(dict(clock.ms)),
             stages=MappingProxyType(dict(stages)),
-            scope=scope.prefix if scope else None,
+            scope=scope.label if scope else None,
         )
 
     def _run(

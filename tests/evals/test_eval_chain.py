@@ -18,6 +18,7 @@ from docent.wiring import Services
 from evals.cli import register
 from evals.fingerprint import prompt_hash
 from evals.results import meta_path, read_results
+from generate.answerer_file import load_fit
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -282,9 +283,16 @@ def test_retrieval_stage_table(cli_env: Path, cases_file: Path) -> None:
 def test_fit_answerer_fits_on_dev_and_refuses_the_test_split(
     cli_env: Path, cases_file: Path, workdir: Path
 ) -> None:
-    out = workdir / "fit.md"
-    code, output = invoke("eval", "fit-answerer", str(cases_file), "--quiet", "--out", str(out))
+    out, fit = workdir / "fit.md", workdir / "fit.json"
+    code, output = invoke(
+        "eval", "fit-answerer", str(cases_file), "--quiet", "--out", str(out), "--save", str(fit)
+    )
     assert code == 0, output
+    # The saved fit is the reported one, ready for DOCENT_ANSWERER_FIT.
+    fitted = load_fit(fit)
+    assert fitted.fitted_on.startswith("cases.jsonl, dev split")
+    assert f"min_score = {fitted.weights.min_score}" in out.read_text(encoding="utf-8")
+    assert f"DOCENT_ANSWERER_FIT={fit}" in output
     report = out.read_text(encoding="utf-8")
     assert report.startswith("Answerer fit on the dev split of cases.jsonl")
     assert "semantic = 1.0" in report  # the weights are scaled to the semantic weight

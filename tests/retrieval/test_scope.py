@@ -24,8 +24,8 @@ COLLECTIONS = Collections.from_mapping(
 
 
 def test_a_question_names_collections_by_whole_words_in_any_case() -> None:
-    assert [c.prefix for c in COLLECTIONS.named("Does acme pay for jury duty?")] == [
-        "acme-handbook/"
+    assert [c.prefixes for c in COLLECTIONS.named("Does acme pay for jury duty?")] == [
+        ("acme-handbook/",)
     ]
     assert COLLECTIONS.scope("At ACME corp, who approves leave?") is COLLECTIONS.collections[0]
     assert COLLECTIONS.scope("GX: how long is parental leave?") is COLLECTIONS.collections[1]
@@ -39,6 +39,19 @@ def test_a_question_names_collections_by_whole_words_in_any_case() -> None:
     assert countries.scope("Can you tell us the US leave rules?") is countries.collections[0]
     assert countries.scope("can you tell us how leave works?") is None
     assert countries.scope("leave in britain?") is countries.collections[1]
+
+
+def test_prefixes_sharing_a_name_are_one_collection() -> None:
+    # A handbook and its converted copies elsewhere: "Acme" names both, so it scopes.
+    merged = Collections.from_mapping(
+        {"acme/": ["Acme"], "formats/acme__": ["ACME Corp", "acme"], "globex/": ["Globex"]}
+    )
+    acme = merged.scope("Does Acme pay for jury duty?")
+    assert acme is not None and acme.prefixes == ("acme/", "formats/acme__")
+    assert merged.scope("At ACME Corp, who approves leave?") is acme
+    assert acme.holds("formats/acme__leave.docx") and acme.holds("acme/leave.md")
+    assert not acme.holds("globex/leave.md") and not acme.holds("formats/globex__leave.md")
+    assert acme.label == "acme/ formats/acme__"
 
 
 @pytest.mark.parametrize("bad", [{"": ["Acme"]}, {"acme/": []}, {"acme/": ["  "]}])
