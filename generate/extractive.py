@@ -184,7 +184,12 @@ class ExtractiveGenerator:
         successor = old.unit.hit.chunk.superseded_by
         now_hits = [h for h in hits if h.chunk.status == "current"]
         same_doc = [h for h in now_hits if h.chunk.source == successor]
-        now = self._best(self._score(same_doc or now_hits, asked), asked.expectation)
+        now_scored = self._score(same_doc or now_hits, asked)
+        now = self._best(now_scored, asked.expectation)
+        if now is None and same_doc:
+            # The current rule is shown beside the old one even when no unit of it clears the
+            # bar: the successor's closest unit, so the answer never hides that it changed.
+            now = max(now_scored, key=lambda s: s.score, default=None)
         parts = [(old, "Under the superseded version")]
         if now is not None:
             parts.append((now, "The current version"))

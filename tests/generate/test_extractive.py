@@ -178,6 +178,33 @@ def test_a_question_naming_a_past_version_is_answered_from_it_beside_the_current
     assert [c.status for c in outcome.citations] == ["superseded", "current"]
 
 
+def test_the_current_rule_is_shown_beside_the_old_even_when_it_scores_below_the_bar() -> None:
+    old, new = superseded_pair(2)
+    # The successor's block says it in other words, too far from the question to answer it
+    # alone; without it beside the old rule, the checks refuse the answer (successor shown,
+    # not cited) and a past-version question gets nothing.
+    reworded = make_hit(
+        "refunds.md#2",
+        "Leads sign off on customer reimbursements of at most €1,000.",
+        rank=2,
+        score=0.2,
+        sentences=("Leads sign off on customer reimbursements of at most €1,000.",),
+        unit_scores=(0.1,),
+        heading_path=("Refunds Policy", "Approval"),
+        effective_date=new.chunk.effective_date,
+        title="Refunds Policy",
+        source="refunds.md",
+    )
+    outcome = ask(
+        "What was the old approval limit for refunds by a support team lead?", [old, reworded]
+    )
+    assert isinstance(outcome, Answered)
+    first, second = outcome.answer.split("\n")
+    assert "€500" in first and second.startswith("The current version (effective 2025-03-01):")
+    assert "€1,000" in second
+    assert [c.status for c in outcome.citations] == ["superseded", "current"]
+
+
 def test_a_superseded_block_whose_successor_is_present_is_never_quoted() -> None:
     old = superseded_pair(2)[0]
     off_topic = hit(
