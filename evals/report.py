@@ -16,6 +16,7 @@ from evals.metrics import (
     check_citations,
     context_precision,
     latency_table,
+    recall_at_k,
     retrieval_scores,
     tally,
 )
@@ -84,6 +85,8 @@ def build_report(
         "|---|---|",
         f"| false abstention (non-answer on must-answer strata) | {rates.false_abstention} |",
         f"| answered a must-abstain question | {rates.answered_must_abstain} |",
+        f"| of those non-answers, the right section among the {OFFERED} passages offered to "
+        f"read | {_offered(rows, cases)} |",
     ]
     lines += ["", *_retrieval_section(rows, cases)]
     lines += ["", *_safety_section(rows, str(config.get("backend") or ""))]
@@ -91,6 +94,26 @@ def build_report(
     lines += ["", *_latency_section(rows)]
     lines += ["", *_failures_section(rows)]
     return "\n".join(lines) + "\n"
+
+
+OFFERED = 3  # passages a non-answer offers to read (generate/cli.py, web/static/app.js)
+
+
+def _offered(rows: Sequence[Mapping[str, Any]], cases: Mapping[str, Case]) -> str:
+    """Must-answer non-answers (with gold) whose offered passages hold a gold section: the
+    asker was pointed at the answer even though none was quoted."""
+    held = [
+        r
+        for r in rows
+        if r.get("stratum") in MUST_ANSWER
+        and r["grade"]["column"] == "abstained"
+        and _gold(cases, r)
+    ]
+    pointed = sum(
+        recall_at_k(_gold(cases, r), ranked_of(r, "retrieved"), OFFERED, "section") > 0
+        for r in held
+    )
+    return str(Rate(pointed, len(held)))
 
 
 def _gold(cases: Mapping[str, Case], row: Mapping[str, Any]) -> tuple[GoldRef, ...]:

@@ -233,6 +233,7 @@ def ask_json(result: AskResult) -> dict[str, Any]:
                 "heading_path": list(hit.chunk.heading_path),
                 "rank": hit.rank,
                 "score": hit.score,
+                "status": hit.chunk.status,
                 "text": hit.chunk.text,
             }
             for hit in sorted(result.hits, key=lambda h: h.rank)

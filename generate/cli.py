@@ -39,6 +39,17 @@ def numbered_answer(answer: str, ids: Sequence[str]) -> str:
     return str(MARKER.sub(swap, answer))
 
 
+# What a non-answer says first, by its reason (``generate/reasons.py``); the web UI says the
+# same (``web/static/app.js``).
+NONANSWER_TITLES = {
+    "below_threshold": "The documents do not cover this.",
+    "model_abstained": "No direct answer in the documents.",
+    "unclear_evidence": "The documents do not answer this clearly.",
+}
+CANNOT_VERIFY = "The drafted answer could not be checked against the documents."
+CLOSEST = 3  # passages offered when none answered
+
+
 def human(result: AskResult) -> str:
     outcome = result.outcome
     lines: list[str] = []
@@ -54,11 +65,16 @@ def human(result: AskResult) -> str:
                 for quoted in c.quote.splitlines():
                     lines.append(f"      {quoted}")
         case InsufficientEvidence(missing=missing):
-            if result.reason == "unclear_evidence":
-                lines.append("The documents do not answer this clearly.")
-            else:
-                lines.append("The documents do not cover this.")
+            lines.append(NONANSWER_TITLES.get(result.reason or "", CANNOT_VERIFY))
             lines.append(f"  {missing}")
+            if result.hits:
+                # Passages did match; none stated the answer. They are the asker's own to
+                # read (retrieval kept only those), so point at them rather than say nothing.
+                lines.append("Closest passages:")
+                for hit in sorted(result.hits, key=lambda h: h.rank)[:CLOSEST]:
+                    where = " > ".join(hit.chunk.heading_path) or hit.chunk.source
+                    note = "" if hit.chunk.status == "current" else f" ({hit.chunk.status})"
+                    lines.append(f"  - {hit.chunk.source} › {where}{note}")
         case Ambiguous(readings=readings, clarifying_question=question):
             lines.append("The question can be read more than one way:")
             lines.extend(f"  - {reading}" for reading in readings)

@@ -85,3 +85,22 @@ def test_retrieval_stage_table_by_hand() -> None:
     assert "| BM25 only | 1 | 0.00 | 1.00 | 1.00 | 0.50 | 1.00 | 1.00 | 1.00 |" in table
     assert "| fused (RRF) | 1 | 0.00 | 0.00 | 0.00 | 0.00 | 0.00 | 0.00 | 0.00 |" in table
     assert "| fused + rerank | 1 | 1.00 |" in table
+
+
+def test_the_report_counts_non_answers_that_offered_the_right_passage() -> None:
+    offered = [
+        row("a1", "answerable", "insufficient_evidence", "abstained", retrieved=[SICK, VACATION]),
+        # The right section was ranked, but not among the passages the asker was offered.
+        row(
+            "a2",
+            "answerable",
+            "insufficient_evidence",
+            "abstained",
+            retrieved=[SICK, SICK, SICK, VACATION],
+        ),
+    ]
+    text = build_report(offered, CASES, {"config": {}})
+    assert (
+        "| of those non-answers, the right section among the 3 passages offered to read | " in text
+    )
+    assert "read | 1/2 50%" in text

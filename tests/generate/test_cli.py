@@ -72,7 +72,9 @@ def test_ask_json_answers_with_the_current_figure_and_a_citation(docent: Docent)
     assert citation["quote"] in next(
         r["text"] for r in body["retrieved"] if r["id"] == citation["id"]
     )
-    assert {"id", "source", "heading_path", "rank", "score", "text"} == set(body["retrieved"][0])
+    assert {"id", "source", "heading_path", "rank", "score", "status", "text"} == set(
+        body["retrieved"][0]
+    )
 
 
 def test_ask_human_output_numbers_citations(docent: Docent) -> None:
@@ -88,6 +90,21 @@ def test_ask_outside_the_documents_says_so_and_who_to_ask(docent: Docent) -> Non
     assert code == 0
     assert out.startswith("The documents do not cover this.")
     assert "Who to ask:" in out
+    assert "Closest passages" not in out  # nothing matched closely enough to point at
+
+
+def test_passages_that_match_but_state_no_answer_are_offered_to_read(docent: Docent) -> None:
+    question = "How many days of paid annual leave do full-time employees get?"
+    unreachable = {"DOCENT_EXTRACTIVE_MIN_SCORE": "9"}  # no unit can answer
+    code, out, _ = docent("ask", question, **unreachable)
+    assert code == 0
+    assert out.startswith("No direct answer in the documents.")
+    offered = out.split("Closest passages:\n", 1)[1].split("Who to ask:", 1)[0].splitlines()
+    assert offered[0] == "  - handbook.md › Employee Handbook > Annual leave > Entitlement"
+    assert 1 <= len(offered) <= 3
+    # Only what the asker may read is offered: a public asker is pointed at no handbook.
+    code, out, _ = docent("ask", question, "--access", "public", **unreachable)
+    assert code == 0 and "handbook.md" not in out and "expenses.md" not in out
 
 
 def test_an_answer_the_gate_holds_back_says_the_documents_do_not_answer_it_clearly(
@@ -99,6 +116,7 @@ def test_an_answer_the_gate_holds_back_says_the_documents_do_not_answer_it_clear
     assert code == 0
     assert out.startswith("The documents do not answer this clearly.")
     assert "none of them stands out clearly enough" in out and "Who to ask:" in out
+    assert "Closest passages:\n  - handbook.md › Employee Handbook > Annual leave" in out
     code, out, _ = docent("ask", question, "--json", **strict)
     body = json.loads(out)
     assert body["outcome"] == "insufficient_evidence"

@@ -75,7 +75,12 @@ def test_an_abstention_offers_a_person_and_hands_it_over(
     page.get_by_label("Your question").fill("How many dogs may I bring on home working days?")
     page.get_by_role("button", name="Ask").click()
     page.wait_for_selector(".nonanswer")
-    assert "The documents don't cover this." in page.inner_text(".nonanswer")
+    # A passage on home working matched, but none says anything about dogs: the card says
+    # so, points at the passage to read, and offers a person.
+    assert "No direct answer in the documents." in page.inner_text(".nonanswer")
+    closest = page.locator(".closest a").first
+    assert closest.inner_text().startswith("Remote Work Policy › ")
+    assert "remote-work.md" in (closest.get_attribute("href") or "")
     assert "People Ops" in page.inner_text(".handoff-offer")
     shot(page, live_server, "06-abstention")
     page.get_by_role("button", name="Ask a person").click()

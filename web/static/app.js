@@ -137,9 +137,7 @@ function renderAnswer(data, question) {
       handoffOffer(data, question, true)));
   } else {
     const messages = {
-      insufficient_evidence: data.reason_code === "unclear_evidence"
-        ? ["The documents don't answer this clearly.", data.missing]
-        : ["The documents don't cover this.", data.missing ? `What's missing: ${data.missing}` : "None of the passages you can read answer this question."],
+      insufficient_evidence: nonanswerTitle(data),
       ambiguous: ["Your question could mean more than one thing.", data.clarifying_question || "Could you say which you mean?"],
       declined: ["Docent can't answer this one.", reasonText(data.reason_code)],
     };
@@ -148,6 +146,17 @@ function renderAnswer(data, question) {
       el("p", { class: "eyebrow", text: "No answer" }),
       el("h2", { class: "nonanswer-title", text: title }),
       el("p", { text: detail }));
+    // Passages matched but none stated the answer: they are the asker's to read (retrieval
+    // kept only those), so point at them instead of saying nothing.
+    const closest = data.outcome === "insufficient_evidence" ? (data.retrieved || []).slice(0, 3) : [];
+    if (closest.length) {
+      card.append(el("p", { class: "muted small", text: "Closest passages you can read:" }),
+        el("ul", { class: "closest" }, closest.map((r) =>
+          el("li", {},
+            el("a", { href: passageHref(r.id) }, (r.heading_path || []).join(" › ") || r.source),
+            " ", el("code", { text: r.source }),
+            r.status && r.status !== "current" ? [" ", badge(r.status)] : null))));
+    }
     if (data.outcome === "ambiguous" && (data.readings || []).length) {
       card.append(el("p", { class: "muted small", text: "Did you mean:" }),
         el("div", { class: "readings" }, data.readings.map((r) =>
@@ -157,6 +166,20 @@ function renderAnswer(data, question) {
     box.append(card);
   }
   box.focus();
+}
+
+// What a non-answer says first, by its reason (the CLI says the same: generate/cli.py).
+function nonanswerTitle(data) {
+  switch (data.reason_code) {
+    case "below_threshold":
+      return ["The documents don't cover this.", data.missing || "None of the passages you can read answer this question."];
+    case "model_abstained":
+      return ["No direct answer in the documents.", data.missing];
+    case "unclear_evidence":
+      return ["The documents don't answer this clearly.", data.missing];
+    default:
+      return ["The drafted answer could not be checked against the documents.", data.missing];
+  }
 }
 
 function reasonText(code) {
