@@ -80,3 +80,114 @@ def _uses(text: str, name: str) -> bool:
     ("US", "IT": "tell us" or "is it" does not name them)."""
     flags = 0 if name.isupper() else re.IGNORECASE
     return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, flags) is not None
+
+
+# Folder words that say what kind of pages a folder holds, not whose they are.
+_GENERIC_FOLDER_WORDS = frozenset(
+    "handbook handbooks site policy policies docs documents pages wiki manual guide guides "
+    "intranet content files".split()
+)
+_NAME_TOKEN = re.compile(r"(?<![\w@/.])([A-Za-z0-9][A-Za-z0-9&]*[A-Za-z0-9])(?![\w@/])")
+# A number, or a number with a unit or an ordinal ("25th", "10am", "16GB"): not a name.
+_QUANTITY = re.compile(r"\d+(?:st|nd|rd|th|am|pm|[smhkx]|hrs?|mins?|gb|mb|kb|px)?", re.IGNORECASE)
+SUGGEST_MIN_SHARE = 0.25  # a name is in at least this share of its collection's documents
+SUGGEST_MAX_ELSEWHERE = 0.02  # and in at most this share of the other documents
+SUGGEST_MAX_NAMES = 4
+
+
+def suggest_collections(documents: Mapping[str, str]) -> dict[str, list[str]]:
+    """A ``DOCENT_COLLECTIONS`` mapping read off a corpus (source → its text): one collection
+    per top-level folder, when there are at least two. A folder most of whose documents are
+    copies of other folders' (other formats, under ``formats/``) is no collection: each copy
+    joins its original's, found by its file name ("basecamp-handbook__severance.docx") or
+    else by its text. Names: the folder's own words, and the name-like words (with a digit,
+    or in capitals: "37signals", "TTS") in many of the collection's documents and in almost
+    none of the others. A suggestion for the deployment to check, never applied by itself:
+    only it knows what its people call each part."""
+    folders = {s: s.split("/", 1)[0] for s in documents if "/" in s}
+    groups = sorted(set(folders.values()))
+    if len(groups) < 2:
+        return {}
+    matches = _text_matches(documents, folders)
+    copy_folders = {
+        g
+        for g in groups
+        if 2 * sum(folders[s] == g and s in matches for s in folders)
+        > sum(folders[s] == g for s in folders)
+    }
+    groups = [g for g in groups if g not in copy_folders]
+    home = {s: g for s, g in folders.items() if g in groups}
+    copies: dict[str, list[str]] = {g: [] for g in groups}
+    for source, folder in folders.items():
+        if folder in copy_folders:
+            name = source.split("/", 1)[1]
+            original = next((g for g in groups if name.startswith(g)), matches.get(source))
+            if original in copies:
+                home[source] = original
+                copies[original].append(source)
+    tokens = {s: set(_NAME_TOKEN.findall(text)) for s, text in documents.items()}
+    out: dict[str, list[str]] = {}
+    for group in groups:
+        own = [s for s in home if home[s] == group]
+        others = [s for s in documents if home.get(s) != group]
+        names = _names(group, own, others, tokens)
+        out[f"{group}/"] = names
+        if not copies[group]:
+            continue
+        prefix = _common_prefix(sorted(copies[group]))
+        theirs = [c for g, cs in copies.items() if g != group for c in cs]
+        # One prefix for the copies, unless it would take in another collection's copies.
+        for key in copies[group] if any(c.startswith(prefix) for c in theirs) else [prefix]:
+            out[key] = names
+    return out
+
+
+def _text_matches(documents: Mapping[str, str], folders: Mapping[str, str]) -> dict[str, str]:
+    """Documents most of whose long lines another folder's document holds too: source → the
+    folder (the relation is symmetric; the caller decides which side is the copy)."""
+    lines = {
+        s: {ln.strip() for ln in t.splitlines() if len(ln.strip()) > 40}
+        for s, t in documents.items()
+    }
+    matches: dict[str, str] = {}
+    for source, folder in folders.items():
+        mine = lines[source]
+        if not mine:
+            continue
+        share, other = max(
+            (
+                (len(mine & lines[o]) / len(mine), folders[o])
+                for o in folders
+                if folders[o] != folder
+            ),
+            default=(0.0, ""),
+        )
+        if share >= 0.5:
+            matches[source] = other
+    return matches
+
+
+def _names(
+    group: str, own: Sequence[str], others: Sequence[str], tokens: Mapping[str, set[str]]
+) -> list[str]:
+    words = [w for w in re.split(r"[-_ .]+", group) if w and w.lower() not in _GENERIC_FOLDER_WORDS]
+    found: list[tuple[float, str]] = []
+    for token in {t for s in own for t in tokens[s]}:
+        has_digit = any(c.isdigit() for c in token) and not _QUANTITY.fullmatch(token)
+        if len(token) < 3 or not (has_digit or token.isupper()):
+            continue
+        share = sum(token in tokens[s] for s in own) / len(own)
+        elsewhere = sum(token in tokens[s] for s in others) / len(others) if others else 0.0
+        if share >= SUGGEST_MIN_SHARE and elsewhere <= SUGGEST_MAX_ELSEWHERE:
+            found.append((share, token))
+    taken = {w.lower() for w in words}
+    extra = [t for _, t in sorted(found, reverse=True) if t.lower() not in taken]
+    return [*words, *extra][:SUGGEST_MAX_NAMES]
+
+
+def _common_prefix(sources: Sequence[str]) -> str:
+    prefix = sources[0]
+    for s in sources[1:]:
+        while not s.startswith(prefix):
+            prefix = prefix[:-1]
+    return prefix

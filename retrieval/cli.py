@@ -1,8 +1,10 @@
-"""Commands this package adds to ``docent``: ``docent search``."""
+"""Commands this package adds to ``docent``: ``docent search`` and
+``docent collections suggest``."""
 
 from __future__ import annotations
 
 import json
+import shlex
 from typing import Annotated, Any
 
 import typer
@@ -123,3 +125,45 @@ def register(app: typer.Typer) -> None:
                 typer.echo(_human(hit, bar))
             timings = ", ".join(f"{k} {v:.1f} ms" for k, v in result.timings_ms.items())
             typer.echo(f"\nindex version {result.index_version}; {timings}")
+
+    collections_app = typer.Typer(
+        no_args_is_help=True,
+        help="The named parts of a corpus gathered from several organisations "
+        "(DOCENT_COLLECTIONS).",
+    )
+    app.add_typer(collections_app, name="collections")
+
+    @collections_app.command("suggest")
+    def suggest() -> None:
+        """Read the indexed documents and print a DOCENT_COLLECTIONS value to check and set:
+        one collection per top-level folder, named by the folder and its distinctive names."""
+        from docent.errors import DocentError
+        from docent.scope import suggest_collections
+        from docent.settings import get_settings
+        from docent.wiring import Services
+
+        settings = get_settings()
+        services = Services(settings)
+        texts: dict[str, list[str]] = {}
+        try:
+            for chunk in services.index.scroll():
+                texts.setdefault(chunk.source, []).append(chunk.text)
+        except DocentError as exc:
+            typer.echo(f"error: {exc.message}", err=True)
+            raise typer.Exit(1) from exc
+        finally:
+            services.close()
+        suggested = suggest_collections({s: "\n".join(t) for s, t in texts.items()})
+        if not suggested:
+            typer.echo(
+                f"{len(texts)} documents, under fewer than two top-level folders: "
+                "nothing to divide into collections."
+            )
+            return
+        typer.echo("Suggested collections (source prefix: the names a question may use):")
+        for prefix, names in suggested.items():
+            typer.echo(f"  {prefix}: {', '.join(names)}")
+        typer.echo("\nCheck the names (add what your people call each part), then set:")
+        typer.echo(f"DOCENT_COLLECTIONS={shlex.quote(json.dumps(suggested, ensure_ascii=False))}")
+        if settings.collections:
+            typer.echo(f"\n(Set now: {json.dumps(settings.collections, ensure_ascii=False)})")

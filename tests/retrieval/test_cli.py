@@ -14,7 +14,7 @@ from docent.settings import Settings, get_settings
 from docent.wiring import Services
 from retrieval.cli import register
 from tests.retrieval.conftest import bump, make_settings
-from tests.retrieval.corpus import BONUS_QUERY, CORPUS, write_chunks
+from tests.retrieval.corpus import BONUS_QUERY, CORPUS, make_chunk, write_chunks
 
 # Each invocation builds its own Services and loads the model, as the real command does.
 pytestmark = pytest.mark.slow
@@ -117,3 +117,39 @@ def test_bad_input_is_refused_clearly(run) -> None:  # type: ignore[no-untyped-d
     empty = run("   ")
     assert empty.exit_code == 1
     assert "query is empty" in empty.output
+
+
+def test_collections_suggest_reads_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bundled_embedder: Embedder
+) -> None:
+    data_dir = tmp_path / "orgs"
+    services = Services(make_settings(data_dir), bundled_embedder)
+    pages = {
+        "acme-handbook/leave.md": "Acme Corp staff get 25 days; ask ACMEHR.",
+        "acme-handbook/pay.md": "ACMEHR runs Acme payroll monthly.",
+        "globex/leave.md": "Globex staff get 20 days; the GLX team answers.",
+    }
+    write_chunks(
+        services.index,
+        bundled_embedder,
+        [make_chunk(source, 0, text) for source, text in pages.items()],
+    )
+    bump(services)
+    services.close()
+    app = typer.Typer()
+    register(app)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DOCENT_DATA_DIR", str(data_dir))
+    monkeypatch.setenv("DOCENT_ENV", "test")
+    get_settings.cache_clear()
+    try:
+        result = CliRunner().invoke(app, ["collections", "suggest"])
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 0, result.output
+    assert "  acme-handbook/: acme, ACMEHR\n  globex/: globex, GLX\n" in result.output
+    line = result.output.strip().splitlines()[-1]
+    assert line.startswith("DOCENT_COLLECTIONS=")
+    value = json.loads(line.split("=", 1)[1].strip("'"))
+    # The printed value is a valid setting, ready to paste.
+    assert Settings(_env_file=None, collections=value).collections == value  # type: ignore[call-arg]
