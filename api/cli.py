@@ -73,6 +73,7 @@ def serve(
         services.engine  # noqa: B018 - migrate before the first request
         services.index  # noqa: B018 - open the index now: a held or old index fails at start
         services.searcher.warm()  # the keyword index too: the first question does not build it
+        services.generator  # noqa: B018 - a bad DOCENT_ANSWERER_FIT fails at start, not per ask
         typer.echo(f"Docent on http://{host or settings.host}:{port or settings.port}/")
         try:
             serve_app(services, host or settings.host, port or settings.port)

@@ -21,6 +21,7 @@ checked by building it (``Settings``), the searcher scopes with it (``retrieval.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -54,12 +55,21 @@ class Collections:
                 raise ValueError(
                     f"collection {prefix!r} needs a source prefix and at least one name"
                 )
-            # A prefix sharing a name with an earlier one widens that collection.
-            keys = {n.casefold() for n in cleaned}
-            same = next((c for c in out if keys & {n.casefold() for n in c.names}), None)
-            if same is None:
+            # A prefix whose names are an earlier collection's (or a part of them, or those
+            # and more) widens that collection; a partial overlap is a mistake to report.
+            keys = _keys(cleaned)
+            sharing = [c for c in out if keys & _keys(c.names)]
+            if not sharing:
                 out.append(NamedCollection((prefix.strip(),), cleaned))
                 continue
+            same = sharing[0]
+            if len(sharing) > 1 or not (keys <= _keys(same.names) or _keys(same.names) <= keys):
+                raise ValueError(
+                    f"collection {prefix!r} shares names with "
+                    f"{' and '.join(repr(c.label) for c in sharing)} but not all of them: "
+                    "prefixes of one collection take the same names (or some of them), "
+                    "different collections none in common"
+                )
             merged = tuple(dict.fromkeys([*same.names, *cleaned]))
             out[out.index(same)] = NamedCollection((*same.prefixes, prefix.strip()), merged)
         return cls(tuple(out))
@@ -73,6 +83,11 @@ class Collections:
         """The one collection a question is about, or None (it names none, or several)."""
         named = self.named(question)
         return named[0] if len(named) == 1 else None
+
+
+def _keys(names: Sequence[str]) -> set[str]:
+    """Names as questions match them: in any case, unless given in capitals."""
+    return {n if n.isupper() else n.casefold() for n in names}
 
 
 def _uses(text: str, name: str) -> bool:
@@ -126,11 +141,22 @@ def suggest_collections(documents: Mapping[str, str]) -> dict[str, list[str]]:
                 home[source] = original
                 copies[original].append(source)
     tokens = {s: set(_NAME_TOKEN.findall(text)) for s, text in documents.items()}
+    named = {
+        group: _names(
+            group,
+            [s for s in home if home[s] == group],
+            [s for s in documents if home.get(s) != group],
+            tokens,
+        )
+        for group in groups
+    }
+    # A name two folders share ("acme-handbook", "acme-policies") names neither.
+    seen = Counter(k for names in named.values() for k in _keys(names))
     out: dict[str, list[str]] = {}
     for group in groups:
-        own = [s for s in home if home[s] == group]
-        others = [s for s in documents if home.get(s) != group]
-        names = _names(group, own, others, tokens)
+        names = [n for n in named[group] if seen[next(iter(_keys([n])))] == 1]
+        if not names:
+            continue  # nothing tells this folder from the others
         out[f"{group}/"] = names
         if not copies[group]:
             continue

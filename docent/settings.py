@@ -108,6 +108,14 @@ class Settings(BaseSettings):
             return tuple(split_commas(value))
         return value
 
+    @field_validator("answerer_fit", mode="before")
+    @classmethod
+    def _optional_path(cls, value: object) -> object:
+        # An empty line in a .env template means "not set", not the working directory.
+        if isinstance(value, str):
+            return Path(value).expanduser() if value.strip() else None
+        return value
+
     @field_validator("answer_confidence")
     @classmethod
     def _probability(cls, value: float) -> float:

@@ -4,10 +4,13 @@ them to the stages. The CLI, the API lifespan and the Celery worker each build o
 
 from __future__ import annotations
 
+import logging
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 from docent.settings import Settings
+
+log = logging.getLogger("docent.wiring")
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -137,6 +140,8 @@ class Services:
             from generate.openai_chat import OpenAIChatGenerator
 
             assert s.llm_base_url is not None  # Settings refuses openai without a base URL
+            if s.answerer_fit is not None:
+                log.warning("DOCENT_ANSWERER_FIT applies to the extractive generator; ignored")
             return OpenAIChatGenerator(
                 s.llm_base_url,
                 s.llm_model,
@@ -145,26 +150,12 @@ class Services:
                 max_retries=s.llm_max_retries,
                 structured=s.llm_structured_output,
             )
-        from dataclasses import replace
-
-        from generate.answer_gate import AnswerGate
-        from generate.answerer_file import load_fit
+        from generate.answerer_file import answerer_choice
         from generate.extractive import ExtractiveGenerator
-        from generate.unit_scoring import Weights
 
-        if s.answerer_fit is None:
-            return ExtractiveGenerator(
-                weights=Weights(min_score=s.extractive_min_score),
-                gate=AnswerGate(threshold=s.answer_confidence),
-            )
-        fitted = load_fit(s.answerer_fit)
-        weights, gate = fitted.weights, fitted.gate
-        # A setting given explicitly is the deployment's choice over the file's.
-        if "extractive_min_score" in s.model_fields_set:
-            weights = replace(weights, min_score=s.extractive_min_score)
-        if "answer_confidence" in s.model_fields_set:
-            gate = replace(gate, threshold=s.answer_confidence)
-        return ExtractiveGenerator(weights=weights, gate=gate)
+        choice = answerer_choice(s)
+        log.info("extractive answerer: %s", choice.source)
+        return ExtractiveGenerator(weights=choice.weights, gate=choice.gate)
 
     @cached_property
     def asker(self) -> Asker:

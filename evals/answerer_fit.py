@@ -369,3 +369,35 @@ def gate_report(
             f"| {cost(rows, wrong_cost):g} |"
         )
     return "\n".join(lines)
+
+
+def gate_section(
+    rows: Sequence[GateRow],
+    columns: dict[str, tuple[Case, Column]],
+    cases: int,
+    everything: int,
+    wrong_cost: float,
+    max_answer_loss: float,
+) -> tuple[AnswerGate | None, str]:
+    """The gate fitted on ``rows`` at the threshold the rule chooses (None when nothing
+    could be fitted), and its part of the report."""
+    from dataclasses import replace
+
+    text = (
+        f"\n\nThe answer gate, over the same {cases} cases and each again with its "
+        f"gold passages withheld ({everything} in all), min_score as chosen above; "
+        f"threshold: least cost among those keeping answerable correct within "
+        f"{max_answer_loss:.0%} of the open gate's. The setting "
+        "(`DOCENT_ANSWER_CONFIDENCE`) is the deployment's choice along this curve.\n\n"
+    )
+    gate = fit_gate(rows)
+    if gate is None:
+        return None, text + (
+            f"Not fitted: the {len(rows)} answered cases were all graded alike, so there is "
+            "nothing for the gate to tell apart; it keeps its coefficients."
+        )
+    by_threshold = {
+        t: gated_columns(rows, columns, replace(gate, threshold=t)) for t in GATE_THRESHOLDS
+    }
+    gate = replace(gate, threshold=choose_gate_threshold(by_threshold, wrong_cost, max_answer_loss))
+    return gate, text + gate_report(gate, by_threshold, wrong_cost)

@@ -3,6 +3,7 @@ fit-answerer | retrieval``."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -257,17 +258,13 @@ def register(app: typer.Typer) -> None:
         from dataclasses import replace
 
         from evals.answerer_fit import (
-            GATE_THRESHOLDS,
             as_weights,
             case_units,
-            choose_gate_threshold,
             choose_min_score,
             fit_conditional_logit,
-            fit_gate,
             fit_report,
-            gate_report,
             gate_rows,
-            gated_columns,
+            gate_section,
             min_score_grid,
             sweep_min_score,
             top1_accuracy,
@@ -278,6 +275,10 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(
                 "fit on dev; the test split is only reported", param_hint="--split"
             )
+        for target, hint in ((out, "--out"), (save, "--save")):
+            # Checked before a fit of minutes, not after it.
+            if target is not None and not _writable(target):
+                raise typer.BadParameter(f"cannot write {target}", param_hint=hint)
         with _services() as (settings, services):
             cases = _load(cases_file, settings, split)
             data = case_units(services, cases)
@@ -301,26 +302,13 @@ def register(app: typer.Typer) -> None:
             f"(index_version {version}, top_k {settings.top_k}, relevance threshold "
             f"{settings.relevance_threshold})",
         )
-        text += (
-            f"\n\nThe answer gate, over the same {len(cases)} cases and each again with its "
-            f"gold passages withheld ({len(everything)} in all), min_score as chosen above; "
-            f"threshold: least cost among those keeping answerable correct within "
-            f"{max_answer_loss:.0%} of the open gate's. The setting "
-            "(`DOCENT_ANSWER_CONFIDENCE`) is the deployment's choice along this curve.\n\n"
+        gate, section = gate_section(
+            rows, columns, len(cases), len(everything), wrong_cost, max_answer_loss
         )
-        gate = fit_gate(rows)
-        if gate is None:
-            text += (
-                f"Not fitted: the {len(rows)} answered cases were all graded alike, so there is "
-                "nothing for the gate to tell apart; it keeps its coefficients."
-            )
-        else:
-            by_threshold = {
-                t: gated_columns(rows, columns, replace(gate, threshold=t)) for t in GATE_THRESHOLDS
-            }
-            threshold = choose_gate_threshold(by_threshold, wrong_cost, max_answer_loss)
-            gate = replace(gate, threshold=threshold)
-            text += gate_report(gate, by_threshold, wrong_cost)
+        text += section
+        if out is not None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text + "\n", encoding="utf-8")
         if save is not None:
             from generate.answer_gate import AnswerGate
             from generate.answerer_file import FittedAnswerer, save_fit
@@ -328,11 +316,17 @@ def register(app: typer.Typer) -> None:
             fitted_on = (
                 f"{cases_file.name}, {split} split, {len(cases)} cases, index_version {version}"
             )
-            save_fit(save, FittedAnswerer(weights, gate or AnswerGate(), fitted_on))
-            text += f"\n\nSaved to {save}: answer with it by setting DOCENT_ANSWERER_FIT={save}."
-        if out is not None:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(text + "\n", encoding="utf-8")
+            try:
+                save.parent.mkdir(parents=True, exist_ok=True)
+                save_fit(save, FittedAnswerer(weights, gate or AnswerGate(), fitted_on))
+            except OSError as exc:
+                typer.echo(text)
+                typer.echo(f"error: cannot write {save}: {exc.strerror}", err=True)
+                raise typer.Exit(1) from exc
+            text += (
+                f"\n\nSaved to {save.resolve()}: answer with it by setting "
+                f"DOCENT_ANSWERER_FIT={save.resolve()}."
+            )
         typer.echo(("\n" if not quiet else "") + text)
 
     @eval_app.command("retrieval")
@@ -361,6 +355,14 @@ def register(app: typer.Typer) -> None:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text + "\n", encoding="utf-8")
         typer.echo(("\n" if not quiet else "") + text)
+
+
+def _writable(path: Path) -> bool:
+    """Can ``path`` be written (its folder created where missing)?"""
+    folder = path.resolve().parent
+    while not folder.exists():
+        folder = folder.parent
+    return folder.is_dir() and os.access(folder, os.W_OK)
 
 
 def _limit(max_false_abstention: float | None) -> str:

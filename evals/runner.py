@@ -73,19 +73,26 @@ def run_config(settings: Settings, threshold: float | None) -> dict[str, Any]:
         "prompt_token_budget": settings.prompt_token_budget,
         "include_pending": settings.include_pending,
         "collection": settings.collection,
-        "answerer_fit": _file_tag(settings.answerer_fit),
+        **(_answerer(settings) if settings.generator == "extractive" else {}),
     }
 
 
-def _file_tag(path: Path | None) -> str | None:
-    """A file as its name and content hash: two runs with the same tag used the same fit."""
-    if path is None:
-        return None
-    try:
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
-    except OSError:
-        return f"{path.name} (unreadable)"
-    return f"{path.name} sha256:{digest}"
+def _answerer(settings: Settings) -> dict[str, Any]:
+    """The extractive answerer's bar and gate as run, and the fit file (name and content
+    hash) they came from: two runs with the same values used the same answerer."""
+    from generate.answerer_file import answerer_choice
+
+    choice = answerer_choice(settings)
+    fit = settings.answerer_fit
+    return {
+        "min_score": choice.weights.min_score,
+        "answer_confidence": choice.gate.threshold,
+        "answerer_fit": (
+            f"{fit.name} sha256:{hashlib.sha256(fit.read_bytes()).hexdigest()[:12]}"
+            if fit
+            else None
+        ),
+    }
 
 
 class Grader:

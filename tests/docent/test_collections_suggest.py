@@ -55,3 +55,13 @@ def test_the_suggestion_scopes_questions_as_written() -> None:
 def test_a_corpus_in_one_folder_or_none_has_no_collections() -> None:
     assert suggest_collections({"handbook/leave.md": ACME, "handbook/pay.md": GLOBEX}) == {}
     assert suggest_collections({"leave.md": ACME, "pay.md": GLOBEX}) == {}
+
+
+def test_a_name_two_folders_share_names_neither() -> None:
+    docs = {
+        "acme-handbook/leave.md": "Leave at Acme: ask ACMEHR.",
+        "acme-policies/pay.md": "Pay at Acme: the PAYDESK team.",
+    }
+    suggested = suggest_collections(docs)
+    assert suggested == {"acme-handbook/": ["ACMEHR"], "acme-policies/": ["PAYDESK"]}
+    Collections.from_mapping(suggested)  # a value the setting accepts

@@ -2,23 +2,25 @@
 ``DOCENT_ANSWERER_FIT``, refused whole when it is not a fit."""
 
 import json
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from docent.contracts import Answered, InsufficientEvidence
 from docent.errors import ConfigError
 from docent.settings import Settings
 from docent.wiring import Services
 from generate.answer_gate import AnswerGate
-from generate.answerer_file import FittedAnswerer, load_fit, save_fit
-from generate.checks import verify
+from generate.answerer_file import (
+    FITTED_WEIGHTS,
+    FittedAnswerer,
+    answerer_choice,
+    load_fit,
+    save_fit,
+)
 from generate.errors import AnswererFileError
 from generate.extractive import ExtractiveGenerator
 from generate.unit_scoring import Weights
-from render.prompt import render
-from tests.generate.test_answer_gate import QUESTION, standout
 
 # A fit from a corpus whose scores run higher: more lexical weight, a higher bar.
 FIT = FittedAnswerer(
@@ -29,7 +31,7 @@ FIT = FittedAnswerer(
 
 
 def saved(tmp_path: Path, fitted: FittedAnswerer = FIT) -> Path:
-    path = tmp_path / "fits" / "answerer.json"
+    path = tmp_path / "answerer.json"
     save_fit(path, fitted)
     return path
 
@@ -59,14 +61,27 @@ def test_settings_given_explicitly_win_over_the_file(tmp_path: Path) -> None:
     assert generator.gate == replace(FIT.gate, threshold=0.0)
 
 
-def test_the_fit_changes_what_is_answered() -> None:
-    prompt = render(QUESTION, standout(), 2000)
-    default = ExtractiveGenerator().generate(prompt, prompt.kept)
-    assert isinstance(verify(default.outcome, prompt)[0], Answered)
-    # The same clear answer under a bar no unit of these blocks reaches.
-    strict = ExtractiveGenerator(weights=replace(FIT.weights, min_score=9.0), gate=FIT.gate)
-    held = strict.generate(prompt, prompt.kept)
-    assert isinstance(held.outcome, InsufficientEvidence)
+def test_the_fit_applies_through_the_environment_and_answers_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no stray .env
+    monkeypatch.setenv("DOCENT_ANSWERER_FIT", str(saved(tmp_path)))
+    choice = answerer_choice(Settings(data_dir=tmp_path))  # type: ignore[call-arg]
+    assert choice.weights == FIT.weights and choice.gate == FIT.gate
+    assert "realdev.jsonl, dev split" in choice.source
+    generator = Services(Settings(data_dir=tmp_path)).generator  # type: ignore[call-arg]
+    assert isinstance(generator, ExtractiveGenerator) and generator.weights == FIT.weights
+    # A bar set in the environment wins over the file's, and the source says so.
+    monkeypatch.setenv("DOCENT_EXTRACTIVE_MIN_SCORE", "0.5")
+    choice = answerer_choice(Settings(data_dir=tmp_path))  # type: ignore[call-arg]
+    assert choice.weights == replace(FIT.weights, min_score=0.5)
+    assert "min_score 0.5 from DOCENT_EXTRACTIVE_MIN_SCORE" in choice.source
+
+
+def test_an_empty_setting_means_no_fit() -> None:
+    settings = Settings(_env_file=None, answerer_fit="  ")  # type: ignore[call-arg]
+    assert settings.answerer_fit is None
+    assert answerer_choice(settings).source.startswith("built-in fit")
 
 
 def _rewrite(path: Path, change: dict[str, object]) -> Path:
@@ -121,7 +136,10 @@ def test_a_missing_or_broken_file_names_itself(tmp_path: Path) -> None:
         _ = Services(settings).generator
 
 
-def test_the_file_holds_every_field_of_both_parts(tmp_path: Path) -> None:
+def test_the_file_holds_what_was_fitted_and_not_the_codes_margins(tmp_path: Path) -> None:
     body = json.loads(saved(tmp_path).read_text(encoding="utf-8"))
-    assert body["weights"] == asdict(FIT.weights) and body["gate"] == asdict(FIT.gate)
-    assert body["fitted_on"].startswith("realdev.jsonl, dev split")
+    assert set(body["weights"]) == set(FITTED_WEIGHTS) and "same_block_margin" not in body
+    margins = replace(FIT.weights, same_block_margin=0.3)  # not fitted: not saved
+    path = tmp_path / "margins.json"
+    save_fit(path, FittedAnswerer(margins, FIT.gate, "x"))
+    assert load_fit(path).weights.same_block_margin == Weights().same_block_margin

@@ -54,6 +54,18 @@ def test_prefixes_sharing_a_name_are_one_collection() -> None:
     assert acme.label == "acme/ formats/acme__"
 
 
+def test_names_shared_only_in_part_are_refused() -> None:
+    # "UK" on two organisations' pages would fuse them: say so instead.
+    with pytest.raises(ValueError, match="shares names with 'gov-uk/' but not all of them"):
+        Collections.from_mapping({"gov-uk/": ["UK", "GOV.UK"], "nhs/": ["NHS", "UK"]})
+    # A folder of copies named after two collections belongs to neither.
+    with pytest.raises(ValueError, match="shares names with 'a/' and 'b/'"):
+        Collections.from_mapping({"a/": ["Acme"], "b/": ["Beta"], "formats/": ["Acme", "Beta"]})
+    # Capitals keep their rule: "us" (any case) and "US" (capitals only) are different names.
+    apart = Collections.from_mapping({"us/": ["US"], "team-us/": ["us"]})
+    assert len(apart.collections) == 2
+
+
 @pytest.mark.parametrize("bad", [{"": ["Acme"]}, {"acme/": []}, {"acme/": ["  "]}])
 def test_a_collection_needs_a_prefix_and_a_name(bad: dict[str, list[str]]) -> None:
     with pytest.raises(ValueError, match="needs a source prefix and at least one name"):
