@@ -21,6 +21,7 @@ from evals.metrics import (
     tally,
 )
 from evals.split_report import split_section
+from generate.ask import CLOSEST_PASSAGES
 
 
 def ranked_of(row: Mapping[str, Any], key: str = "ranked") -> list[tuple[str, list[str]]]:
@@ -85,8 +86,8 @@ def build_report(
         "|---|---|",
         f"| false abstention (non-answer on must-answer strata) | {rates.false_abstention} |",
         f"| answered a must-abstain question | {rates.answered_must_abstain} |",
-        f"| of those non-answers, the right section among the {OFFERED} passages offered to "
-        f"read | {_offered(rows, cases)} |",
+        "| must-answer cases left insufficient_evidence whose closest passages (offered to "
+        f"read) hold the right section | {_offered(rows, cases)} |",
     ]
     lines += ["", *_retrieval_section(rows, cases)]
     lines += ["", *_safety_section(rows, str(config.get("backend") or ""))]
@@ -96,22 +97,21 @@ def build_report(
     return "\n".join(lines) + "\n"
 
 
-OFFERED = 3  # passages a non-answer offers to read (generate/cli.py, web/static/app.js)
-
-
 def _offered(rows: Sequence[Mapping[str, Any]], cases: Mapping[str, Case]) -> str:
-    """Must-answer non-answers (with gold) whose offered passages hold a gold section: the
-    asker was pointed at the answer even though none was quoted."""
+    """Must-answer cases left ``insufficient_evidence`` (with gold) whose closest passages,
+    offered to read, hold a gold section: the asker was pointed at the answer although none
+    was quoted."""
     held = [
         r
         for r in rows
         if r.get("stratum") in MUST_ANSWER
-        and r["grade"]["column"] == "abstained"
+        and r.get("outcome") == "insufficient_evidence"
         and _gold(cases, r)
     ]
     pointed = sum(
-        recall_at_k(_gold(cases, r), ranked_of(r, "retrieved"), OFFERED, "section") > 0
+        recall_at_k(_gold(cases, r), ranked_of(r, "closest"), CLOSEST_PASSAGES, "section") > 0
         for r in held
+        if r.get("closest")
     )
     return str(Rate(pointed, len(held)))
 

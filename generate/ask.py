@@ -214,6 +214,24 @@ def _ms(seconds: float) -> float:
     return round(seconds * 1000.0, 3)
 
 
+CLOSEST_PASSAGES = 3  # offered to read when passages matched but none was quoted
+
+
+def closest_passages(result: AskResult) -> list[Hit]:
+    """For ``insufficient_evidence``: the best-ranked passages the asker may read (retrieval
+    kept only those), for them to read when none was quoted. A superseded passage whose
+    successor is among them is left out: the current rule is the one to read."""
+    if not isinstance(result.outcome, InsufficientEvidence):
+        return []
+    shown = {hit.chunk.source for hit in result.hits}
+    current = [
+        hit
+        for hit in sorted(result.hits, key=lambda h: h.rank)
+        if not (hit.chunk.status == "superseded" and hit.chunk.superseded_by in shown)
+    ]
+    return current[:CLOSEST_PASSAGES]
+
+
 def ask_json(result: AskResult) -> dict[str, Any]:
     """The ``ask --json`` / ``POST /api/ask`` shape (DESIGN "Interfaces"); absent fields null."""
     outcome = result.outcome
@@ -237,6 +255,15 @@ def ask_json(result: AskResult) -> dict[str, Any]:
                 "text": hit.chunk.text,
             }
             for hit in sorted(result.hits, key=lambda h: h.rank)
+        ],
+        "closest": [
+            {
+                "id": hit.chunk.chunk_id,
+                "source": hit.chunk.source,
+                "heading_path": list(hit.chunk.heading_path),
+                "status": hit.chunk.status,
+            }
+            for hit in closest_passages(result)
         ],
         "trace_id": result.trace_id,
     }

@@ -39,18 +39,19 @@ def numbered_answer(answer: str, ids: Sequence[str]) -> str:
     return str(MARKER.sub(swap, answer))
 
 
-# What a non-answer says first, by its reason (``generate/reasons.py``); the web UI says the
-# same (``web/static/app.js``).
+# What a non-answer says first, by its reason (``generate/reasons.py``); the web UI's
+# wording is the same, in its own voice (``web/static/app.js``).
 NONANSWER_TITLES = {
     "below_threshold": "The documents do not cover this.",
     "model_abstained": "No direct answer in the documents.",
     "unclear_evidence": "The documents do not answer this clearly.",
 }
-CANNOT_VERIFY = "The drafted answer could not be checked against the documents."
-CLOSEST = 3  # passages offered when none answered
+FAILED_CHECKS = "What was drafted did not hold up against the documents, so it is not shown."
 
 
 def human(result: AskResult) -> str:
+    from generate.ask import closest_passages
+
     outcome = result.outcome
     lines: list[str] = []
     match outcome:
@@ -65,16 +66,15 @@ def human(result: AskResult) -> str:
                 for quoted in c.quote.splitlines():
                     lines.append(f"      {quoted}")
         case InsufficientEvidence(missing=missing):
-            lines.append(NONANSWER_TITLES.get(result.reason or "", CANNOT_VERIFY))
+            lines.append(NONANSWER_TITLES.get(result.reason or "", FAILED_CHECKS))
             lines.append(f"  {missing}")
-            if result.hits:
-                # Passages did match; none stated the answer. They are the asker's own to
-                # read (retrieval kept only those), so point at them rather than say nothing.
+            closest = closest_passages(result)
+            if closest:
                 lines.append("Closest passages:")
-                for hit in sorted(result.hits, key=lambda h: h.rank)[:CLOSEST]:
-                    where = " > ".join(hit.chunk.heading_path) or hit.chunk.source
+                for hit in closest:
+                    where = " › ".join([hit.chunk.source, *hit.chunk.heading_path])
                     note = "" if hit.chunk.status == "current" else f" ({hit.chunk.status})"
-                    lines.append(f"  - {hit.chunk.source} › {where}{note}")
+                    lines.append(f"  - {where}{note}")
         case Ambiguous(readings=readings, clarifying_question=question):
             lines.append("The question can be read more than one way:")
             lines.extend(f"  - {reading}" for reading in readings)

@@ -186,10 +186,19 @@ class ExtractiveGenerator:
         same_doc = [h for h in now_hits if h.chunk.source == successor]
         now_scored = self._score(same_doc or now_hits, asked)
         now = self._best(now_scored, asked.expectation)
-        if now is None and same_doc:
-            # The current rule is shown beside the old one even when no unit of it clears the
-            # bar: the successor's closest unit, so the answer never hides that it changed.
-            now = max(now_scored, key=lambda s: s.score, default=None)
+        if now is None:
+            # The current rule beside the old one even when no unit of it clears the bar: the
+            # closest unit of the successor's same section (and of the asked type), so the
+            # answer never hides that it changed, and never quotes another rule as it.
+            section = old.unit.hit.chunk.heading_path[1:]
+            counterparts = [
+                s
+                for s in now_scored
+                if s.unit.hit.chunk.source == successor
+                and s.unit.hit.chunk.heading_path[1:] == section
+                and (_carries_type(s) or not wants_figure(asked.expectation))
+            ]
+            now = max(counterparts, key=lambda s: s.score, default=None)
         parts = [(old, "Under the superseded version")]
         if now is not None:
             parts.append((now, "The current version"))

@@ -89,18 +89,19 @@ def test_retrieval_stage_table_by_hand() -> None:
 
 def test_the_report_counts_non_answers_that_offered_the_right_passage() -> None:
     offered = [
-        row("a1", "answerable", "insufficient_evidence", "abstained", retrieved=[SICK, VACATION]),
-        # The right section was ranked, but not among the passages the asker was offered.
+        row("a1", "answerable", "insufficient_evidence", "abstained", closest=[SICK, VACATION]),
+        # The right section was retrieved, but not among the passages offered.
         row(
             "a2",
             "answerable",
             "insufficient_evidence",
             "abstained",
-            retrieved=[SICK, SICK, SICK, VACATION],
+            retrieved=[SICK, VACATION],
+            closest=[SICK],
         ),
+        # An ambiguous outcome offers readings, not passages: not counted.
+        row("a3", "answerable", "ambiguous", "abstained", closest=[]),
     ]
-    text = build_report(offered, CASES, {"config": {}})
-    assert (
-        "| of those non-answers, the right section among the 3 passages offered to read | " in text
-    )
-    assert "read | 1/2 50%" in text
+    cases = CASES | {"a3": Case("a3", "?", "answerable", "employee", gold=GOLD)}
+    text = build_report(offered, cases, {"config": {}})
+    assert "hold the right section | 1/2 50%" in text

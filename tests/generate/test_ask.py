@@ -24,6 +24,7 @@ from generate.outcomes import parse_output
 from generate.protocols import Generation
 from generate.testing import FixedSearcher, FixedSearchResult
 from generate.trace import load_trace
+from generate.unit_scoring import Weights
 from render.prompt import RenderedPrompt
 from tests.render.builders import make_hit
 from tests.render.snapshot import assert_snapshot
@@ -130,6 +131,7 @@ def test_answered_ask_json_snapshot() -> None:
         "reason_code",
         "handoff",
         "retrieved",
+        "closest",
         "trace_id",
     ]
     assert body["outcome"] == "answered"
@@ -287,3 +289,20 @@ def test_trace_of_a_group_document_is_hidden_from_non_members(database_url: str)
             load_trace(sessions, result.trace_id, EMPLOYEE)  # employee, but not in "legal"
     finally:
         engine.dispose()
+
+
+def test_a_non_answer_offers_the_closest_current_passages_the_asker_may_read() -> None:
+    strict = ExtractiveGenerator(weights=Weights(min_score=9.0))  # nothing can answer
+    body = ask_json(asker(FixedSearcher(corpus()), strict).ask("Refund limit?", EMPLOYEE))
+    assert body["outcome"] == "insufficient_evidence"
+    # The salary bands (confidential) and the legal group's page are not the asker's to
+    # read; the 2022 refunds policy is left out beside its successor.
+    assert [c["id"] for c in body["closest"]] == ["refunds.md#2"]
+    assert body["closest"][0]["status"] == "current"
+    # An answer offers nothing: its citations are the passages to read.
+    answered = ask_json(
+        asker(FixedSearcher(corpus()), ExtractiveGenerator()).ask(
+            "How much can a support team lead approve for refunds?", EMPLOYEE
+        )
+    )
+    assert answered["outcome"] == "answered" and answered["closest"] == []

@@ -100,11 +100,23 @@ def test_passages_that_match_but_state_no_answer_are_offered_to_read(docent: Doc
     assert code == 0
     assert out.startswith("No direct answer in the documents.")
     offered = out.split("Closest passages:\n", 1)[1].split("Who to ask:", 1)[0].splitlines()
-    assert offered[0] == "  - handbook.md › Employee Handbook > Annual leave > Entitlement"
+    assert offered[0] == "  - handbook.md › Employee Handbook › Annual leave › Entitlement"
     assert 1 <= len(offered) <= 3
-    # Only what the asker may read is offered: a public asker is pointed at no handbook.
+    code, out, _ = docent("ask", question, "--json", **unreachable)
+    assert json.loads(out)["closest"][0]["id"] == "handbook.md#2"
+
+
+def test_only_passages_the_asker_may_read_are_offered(docent: Docent) -> None:
+    question = "Up to what amount can a manager or team lead approve refunds and expense claims?"
+    unreachable = {"DOCENT_EXTRACTIVE_MIN_SCORE": "9"}
+    code, out, _ = docent("ask", question, **unreachable)
+    assert code == 0 and "expenses.md › Expenses and Travel Policy › Approval limits" in out
+    # The same question from the public: the expenses policy is not theirs to read.
     code, out, _ = docent("ask", question, "--access", "public", **unreachable)
-    assert code == 0 and "handbook.md" not in out and "expenses.md" not in out
+    assert code == 0 and "Closest passages:" in out
+    offered = out.split("Closest passages:\n", 1)[1].split("Who to ask:", 1)[0].splitlines()
+    assert offered and all(line.startswith("  - refunds.md › ") for line in offered)
+    assert "expenses" not in out.lower() and "handbook" not in out.lower()
 
 
 def test_an_answer_the_gate_holds_back_says_the_documents_do_not_answer_it_clearly(
@@ -116,7 +128,7 @@ def test_an_answer_the_gate_holds_back_says_the_documents_do_not_answer_it_clear
     assert code == 0
     assert out.startswith("The documents do not answer this clearly.")
     assert "none of them stands out clearly enough" in out and "Who to ask:" in out
-    assert "Closest passages:\n  - handbook.md › Employee Handbook > Annual leave" in out
+    assert "Closest passages:\n  - handbook.md › Employee Handbook › Annual leave" in out
     code, out, _ = docent("ask", question, "--json", **strict)
     body = json.loads(out)
     assert body["outcome"] == "insufficient_evidence"

@@ -205,6 +205,28 @@ def test_the_current_rule_is_shown_beside_the_old_even_when_it_scores_below_the_
     assert [c.status for c in outcome.citations] == ["superseded", "current"]
 
 
+def test_another_section_of_the_successor_is_never_quoted_as_the_current_rule() -> None:
+    old, _ = superseded_pair(2)
+    eligibility = make_hit(
+        "refunds.md#5",
+        "Customers must return the item within 30 days to be eligible.",
+        rank=2,
+        score=0.3,
+        sentences=("Customers must return the item within 30 days to be eligible.",),
+        unit_scores=(0.2,),
+        heading_path=("Refunds Policy", "Eligibility"),
+        effective_date=date(2025, 3, 1),
+        title="Refunds Policy",
+        source="refunds.md",
+    )
+    outcome = ask(
+        "What was the old approval limit for refunds by a support team lead?", [old, eligibility]
+    )
+    # Not "the current version: … within 30 days …": with no current approval rule shown,
+    # the old rule alone fails the checks (its successor is shown and not cited).
+    assert not isinstance(outcome, Answered)
+
+
 def test_a_superseded_block_whose_successor_is_present_is_never_quoted() -> None:
     old = superseded_pair(2)[0]
     off_topic = hit(

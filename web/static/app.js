@@ -146,16 +146,16 @@ function renderAnswer(data, question) {
       el("p", { class: "eyebrow", text: "No answer" }),
       el("h2", { class: "nonanswer-title", text: title }),
       el("p", { text: detail }));
-    // Passages matched but none stated the answer: they are the asker's to read (retrieval
-    // kept only those), so point at them instead of saying nothing.
-    const closest = data.outcome === "insufficient_evidence" ? (data.retrieved || []).slice(0, 3) : [];
+    // Passages matched but none stated the answer: the server lists the closest the asker
+    // may read (`closest`), to point at them instead of saying nothing.
+    const closest = data.closest || [];
     if (closest.length) {
       card.append(el("p", { class: "muted small", text: "Closest passages you can read:" }),
         el("ul", { class: "closest" }, closest.map((r) =>
           el("li", {},
             el("a", { href: passageHref(r.id) }, (r.heading_path || []).join(" › ") || r.source),
             " ", el("code", { text: r.source }),
-            r.status && r.status !== "current" ? [" ", badge(r.status)] : null))));
+            r.status !== "current" ? [" ", badge(r.status)] : null))));
     }
     if (data.outcome === "ambiguous" && (data.readings || []).length) {
       card.append(el("p", { class: "muted small", text: "Did you mean:" }),
@@ -168,17 +168,17 @@ function renderAnswer(data, question) {
   box.focus();
 }
 
-// What a non-answer says first, by its reason (the CLI says the same: generate/cli.py).
+// What a non-answer says first, by its reason (the CLI's wording: generate/cli.py).
 function nonanswerTitle(data) {
   switch (data.reason_code) {
     case "below_threshold":
       return ["The documents don't cover this.", data.missing || "None of the passages you can read answer this question."];
     case "model_abstained":
-      return ["No direct answer in the documents.", data.missing];
+      return ["No direct answer in the documents.", data.missing || "None of the passages found states an answer to this question."];
     case "unclear_evidence":
-      return ["The documents don't answer this clearly.", data.missing];
+      return ["The documents don't answer this clearly.", data.missing || "None of the passages found stands out as the answer."];
     default:
-      return ["The drafted answer could not be checked against the documents.", data.missing];
+      return ["What was drafted did not hold up against the documents, so it is not shown.", data.missing || "Ask a person, or rephrase the question."];
   }
 }
 

@@ -1,5 +1,7 @@
 // Ingest jobs, uploads and retiring a document: the pages of editors and operators. Loaded
-// after app.js, whose helpers (el, api, badge) it uses.
+// after app.js, whose helpers (el, api) it uses; its own names stay inside this block.
+(() => {
+"use strict";
 
 /* ---------- Jobs ---------- */
 const pct = (x) => `${Math.round((x || 0) * 100)}%`;
@@ -158,3 +160,4 @@ function initRetire() {
 document.addEventListener("DOMContentLoaded", () => {
   initJobs(); initUpload(); initRetire();
 });
+})();
