@@ -66,10 +66,10 @@ def test_the_fit_applies_through_the_environment_and_answers_with_it(
 ) -> None:
     monkeypatch.chdir(tmp_path)  # no stray .env
     monkeypatch.setenv("DOCENT_ANSWERER_FIT", str(saved(tmp_path)))
-    choice = answerer_choice(Settings(data_dir=tmp_path))  # type: ignore[call-arg]
+    choice = answerer_choice(Settings(data_dir=tmp_path))
     assert choice.weights == FIT.weights and choice.gate == FIT.gate
     assert "realdev.jsonl, dev split" in choice.source
-    generator = Services(Settings(data_dir=tmp_path)).generator  # type: ignore[call-arg]
+    generator = Services(Settings(data_dir=tmp_path)).generator
     assert isinstance(generator, ExtractiveGenerator) and generator.weights == FIT.weights
     # A bar set in the environment wins over the file's, and the source says so.
     monkeypatch.setenv("DOCENT_EXTRACTIVE_MIN_SCORE", "0.5")
