@@ -73,13 +73,13 @@ def test_the_fit_applies_through_the_environment_and_answers_with_it(
     assert isinstance(generator, ExtractiveGenerator) and generator.weights == FIT.weights
     # A bar set in the environment wins over the file's, and the source says so.
     monkeypatch.setenv("DOCENT_EXTRACTIVE_MIN_SCORE", "0.5")
-    choice = answerer_choice(Settings(data_dir=tmp_path))  # type: ignore[call-arg]
+    choice = answerer_choice(Settings(data_dir=tmp_path))
     assert choice.weights == replace(FIT.weights, min_score=0.5)
     assert "min_score 0.5 from DOCENT_EXTRACTIVE_MIN_SCORE" in choice.source
 
 
 def test_an_empty_setting_means_no_fit() -> None:
-    settings = Settings(_env_file=None, answerer_fit="  ")  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, answerer_fit="  ")  # type: ignore[call-arg, arg-type]
     assert settings.answerer_fit is None
     assert answerer_choice(settings).source.startswith("built-in fit")
 
