@@ -9,7 +9,7 @@ from tests.api.corpus import SECRET
 
 KEYS = {
     "outcome", "answer", "citations", "missing", "readings", "clarifying_question",
-    "reason_code", "handoff", "retrieved", "trace_id",
+    "reason_code", "handoff", "retrieved", "closest", "trace_id",
 }  # fmt: skip
 
 
