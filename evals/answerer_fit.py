@@ -16,7 +16,7 @@ Both run on the dev split only; the test split is reported, never fitted.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -136,8 +136,6 @@ def sweep_min_score(
 ) -> dict[float, list[tuple[Case, Column]]]:
     """min_score -> (case, column) for every case, over one retrieval per case (the
     weights' margins as given)."""
-    from dataclasses import replace
-
     from evals.runner import Grader, chunk_refs, principal_for, replay_asker, replay_search
     from generate.ask import ask_json
     from generate.extractive import ExtractiveGenerator
@@ -199,8 +197,6 @@ def fit_report(
     header: str,
 ) -> str:
     """The fitted weights, the top-1 unit accuracy and the threshold table, as Markdown."""
-    from dataclasses import asdict
-
     lines = [header, "", "Fitted weights (`generate/unit_scoring.py` `Weights`):", "", "```"]
     lines += [f"{name} = {value}" for name, value in asdict(weights).items()]
     lines += [
@@ -347,8 +343,6 @@ def gate_report(
     gate: AnswerGate, graded: dict[float, list[tuple[Case, Column]]], wrong_cost: float
 ) -> str:
     """The fitted gate and its threshold table, as Markdown."""
-    from dataclasses import asdict
-
     lines = ["Fitted answer gate (`generate/answer_gate.py` `AnswerGate`):", "", "```"]
     lines += [f"{name} = {value}" for name, value in asdict(gate).items()]
     lines += [
@@ -365,8 +359,7 @@ def gate_report(
         right, total = answerable_counts(rows)
         lines.append(
             f"| {t:.2f}{mark} | {right}/{total} {answerable_correct(rows):.0%} "
-            f"| {wrong} | {held} "
-            f"| {cost(rows, wrong_cost):g} |"
+            f"| {wrong} | {held} | {cost(rows, wrong_cost):g} |"
         )
     return "\n".join(lines)
 
@@ -381,8 +374,6 @@ def gate_section(
 ) -> tuple[AnswerGate | None, str]:
     """The gate fitted on ``rows`` at the threshold the rule chooses (None when nothing
     could be fitted), and its part of the report."""
-    from dataclasses import replace
-
     text = (
         f"\n\nThe answer gate, over the same {cases} cases and each again with its "
         f"gold passages withheld ({everything} in all), min_score as chosen above; "
