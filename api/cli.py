@@ -145,6 +145,7 @@ def demo(
     with one_line_errors():
         services = _services()
         settings = services.settings
+        services.generator  # noqa: B018 - a bad DOCENT_ANSWERER_FIT fails before the ingest
         typer.echo(f"Ingesting {corpus} (first run embeds every document; later runs skip) ...")
         status = ingest_sample(services, corpus)
         typer.echo(

@@ -107,6 +107,18 @@ def test_demo_ingests_creates_users_and_says_how_to_sign_in(tmp_path: Path) -> N
     assert again.returncode == 0 and "7 unchanged" in again.stdout
 
 
+@pytest.mark.integration
+def test_demo_with_a_bad_answerer_fit_stops_before_the_ingest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = write_corpus(tmp_path / "corpus")
+    monkeypatch.setenv("DOCENT_ANSWERER_FIT", str(tmp_path / "missing.json"))
+    result = docent(["demo", "--corpus", str(corpus), "--no-serve"], tmp_path / "data")
+    assert result.returncode == 1
+    assert "missing.json: cannot read it" in result.stderr and "Traceback" not in result.stderr
+    assert "Ingesting" not in result.stdout  # nothing was embedded on a fit that cannot run
+
+
 def test_a_token_records_its_use_at_most_once_a_minute(sessions: sessionmaker[Session]) -> None:
     """A write on every request queued every request behind an ingest's SQLite write lock."""
     from datetime import timedelta
