@@ -20,6 +20,7 @@ checked by building it (``Settings``), the searcher scopes with it (``retrieval.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -85,9 +86,13 @@ class Collections:
         return named[0] if len(named) == 1 else None
 
 
+def _key(name: str) -> str:
+    """A name as questions match it: in any case, unless given in capitals."""
+    return name if name.isupper() else name.casefold()
+
+
 def _keys(names: Sequence[str]) -> set[str]:
-    """Names as questions match them: in any case, unless given in capitals."""
-    return {n if n.isupper() else n.casefold() for n in names}
+    return {_key(n) for n in names}
 
 
 def _uses(text: str, name: str) -> bool:
@@ -154,13 +159,13 @@ def suggest_collections(documents: Mapping[str, str]) -> dict[str, list[str]]:
     seen = Counter(k for names in named.values() for k in _keys(names))
     out: dict[str, list[str]] = {}
     for group in groups:
-        names = [n for n in named[group] if seen[next(iter(_keys([n])))] == 1]
+        names = [n for n in named[group] if seen[_key(n)] == 1]
         if not names:
             continue  # nothing tells this folder from the others
         out[f"{group}/"] = names
         if not copies[group]:
             continue
-        prefix = _common_prefix(sorted(copies[group]))
+        prefix = os.path.commonprefix(copies[group])
         theirs = [c for g, cs in copies.items() if g != group for c in cs]
         # One prefix for the copies, unless it would take in another collection's copies.
         for key in copies[group] if any(c.startswith(prefix) for c in theirs) else [prefix]:
@@ -209,11 +214,3 @@ def _names(
     taken = {w.lower() for w in words}
     extra = [t for _, t in sorted(found, reverse=True) if t.lower() not in taken]
     return [*words, *extra][:SUGGEST_MAX_NAMES]
-
-
-def _common_prefix(sources: Sequence[str]) -> str:
-    prefix = sources[0]
-    for s in sources[1:]:
-        while not s.startswith(prefix):
-            prefix = prefix[:-1]
-    return prefix
