@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evals.cases import MUST_ANSWER, STRATA, Case, GoldRef
+from evals.cases import MUST_ANSWER, STRATA, Case, GoldRef, normalise
 from evals.metrics import (
     Rate,
     Tally,
@@ -88,6 +88,9 @@ def build_report(
         f"| answered a must-abstain question | {rates.answered_must_abstain} |",
         "| must-answer cases left insufficient_evidence whose closest passages (offered to "
         f"read) hold the right section | {_offered(rows, cases)} |",
+        "| must-answer cases left insufficient_evidence where a closest passage's excerpt "
+        "(its sentence nearest the question) holds the expected answer | "
+        f"{_excerpted(rows, cases)} |",
     ]
     lines += ["", *_retrieval_section(rows, cases)]
     lines += ["", *_safety_section(rows, str(config.get("backend") or ""))]
@@ -114,6 +117,28 @@ def _offered(rows: Sequence[Mapping[str, Any]], cases: Mapping[str, Case]) -> st
         if r.get("closest")
     )
     return str(Rate(pointed, len(held)))
+
+
+def _excerpted(rows: Sequence[Mapping[str, Any]], cases: Mapping[str, Case]) -> str:
+    """Must-answer cases left ``insufficient_evidence`` (with expected strings) where the
+    excerpt shown under a closest passage holds every expected string: the asker read the
+    answer although none was quoted as one."""
+    held = [
+        (r, case)
+        for r in rows
+        if r.get("stratum") in MUST_ANSWER
+        and r.get("outcome") == "insufficient_evidence"
+        and (case := cases.get(str(r["qid"]))) is not None
+        and case.expect
+    ]
+    shown = sum(
+        any(
+            all(normalise(e) in normalise(str(c.get("excerpt") or "")) for e in case.expect)
+            for c in r.get("closest") or []
+        )
+        for r, case in held
+    )
+    return str(Rate(shown, len(held)))
 
 
 def _gold(cases: Mapping[str, Case], row: Mapping[str, Any]) -> tuple[GoldRef, ...]:

@@ -215,6 +215,20 @@ def _ms(seconds: float) -> float:
 
 
 CLOSEST_PASSAGES = 3  # offered to read when passages matched but none was quoted
+EXCERPT_CHARS = 300  # a longer closest sentence is cut at a word, with an ellipsis
+
+
+def closest_excerpt(hit: Hit) -> str | None:
+    """The passage's sentence (list item, table row) that came closest to the question, by
+    the reranker's question–unit cosine: what the asker reads first when no answer was
+    quoted. Not an answer: it was not held to the answerer's bar or its checks, and the UI
+    and the CLI say so. Verbatim text of a passage the asker may read (retrieval kept it)."""
+    text = " ".join((hit.best_sentence or "").split())
+    if not text:
+        return None
+    if len(text) <= EXCERPT_CHARS:
+        return text
+    return text[:EXCERPT_CHARS].rsplit(" ", 1)[0] + " …"
 
 
 def closest_passages(result: AskResult) -> list[Hit]:
@@ -262,6 +276,7 @@ def ask_json(result: AskResult) -> dict[str, Any]:
                 "source": hit.chunk.source,
                 "heading_path": list(hit.chunk.heading_path),
                 "status": hit.chunk.status,
+                "excerpt": closest_excerpt(hit),
             }
             for hit in closest_passages(result)
         ],

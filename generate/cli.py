@@ -50,7 +50,7 @@ FAILED_CHECKS = "What was drafted did not hold up against the documents, so it i
 
 
 def human(result: AskResult) -> str:
-    from generate.ask import closest_passages
+    from generate.ask import closest_excerpt, closest_passages
 
     outcome = result.outcome
     lines: list[str] = []
@@ -70,11 +70,14 @@ def human(result: AskResult) -> str:
             lines.append(f"  {missing}")
             closest = closest_passages(result)
             if closest:
-                lines.append("Closest passages:")
+                lines.append("Closest passages (their nearest sentence, not a checked answer):")
                 for hit in closest:
                     where = " › ".join([hit.chunk.source, *hit.chunk.heading_path])
                     note = "" if hit.chunk.status == "current" else f" ({hit.chunk.status})"
                     lines.append(f"  - {where}{note}")
+                    excerpt = closest_excerpt(hit)
+                    if excerpt:
+                        lines.append(f"      “{excerpt}”")
         case Ambiguous(readings=readings, clarifying_question=question):
             lines.append("The question can be read more than one way:")
             lines.extend(f"  - {reading}" for reading in readings)

@@ -105,3 +105,17 @@ def test_the_report_counts_non_answers_that_offered_the_right_passage() -> None:
     cases = CASES | {"a3": Case("a3", "?", "answerable", "employee", gold=GOLD)}
     text = build_report(offered, cases, {"config": {}})
     assert "hold the right section | 1/2 50%" in text
+
+
+def test_the_report_counts_non_answers_whose_excerpt_holds_the_answer() -> None:
+    vacation = {**VACATION, "excerpt": "Full-time staff get 25 DAYS of paid leave."}
+    sick = {**SICK, "excerpt": "You have 10 days of paid sick leave."}
+    rows = [
+        row("a1", "answerable", "insufficient_evidence", "abstained", closest=[sick, vacation]),
+        row("a2", "answerable", "insufficient_evidence", "abstained", closest=[sick]),
+        # An answer is not counted: its citations are what the asker reads.
+        row("a3", "answerable", "answered", "correct", closest=[]),
+    ]
+    cases = CASES | {"a3": Case("a3", "?", "answerable", "employee", expect=("x",), gold=GOLD)}
+    text = build_report(rows, cases, {"config": {}})
+    assert "holds the expected answer | 1/2 50%" in text

@@ -17,7 +17,7 @@ from docent.contracts import Declined, Hit, Principal
 from docent.db.models import TraceRecord
 from docent.db.session import make_engine, migrate, session_factory
 from docent.errors import InvalidInput
-from generate.ask import Asker, ask_json
+from generate.ask import EXCERPT_CHARS, Asker, ask_json, closest_excerpt
 from generate.errors import TraceNotFound
 from generate.extractive import ExtractiveGenerator
 from generate.outcomes import parse_output
@@ -66,6 +66,7 @@ def corpus() -> list[Hit]:
             heading_path=("Salary bands",),
             access_level="confidential",
             owner="People Ops",
+            best_sentence=SECRET_SALARY,
         ),
         make_hit(
             "legal.md#1",
@@ -299,6 +300,8 @@ def test_a_non_answer_offers_the_closest_current_passages_the_asker_may_read() -
     # read; the 2022 refunds policy is left out beside its successor.
     assert [c["id"] for c in body["closest"]] == ["refunds.md#2"]
     assert body["closest"][0]["status"] == "current"
+    # Each comes with its sentence nearest the question, verbatim from that passage.
+    assert body["closest"][0]["excerpt"] == "A support team lead may approve refunds up to €1,000."
     # An answer offers nothing: its citations are the passages to read.
     answered = ask_json(
         asker(FixedSearcher(corpus()), ExtractiveGenerator()).ask(
@@ -306,3 +309,23 @@ def test_a_non_answer_offers_the_closest_current_passages_the_asker_may_read() -
         )
     )
     assert answered["outcome"] == "answered" and answered["closest"] == []
+
+
+def test_closest_excerpts_come_only_from_passages_the_asker_may_read() -> None:
+    # A searcher that ignores permissions hands the Asker the confidential salary bands
+    # first; the Asker re-checks, so no excerpt (nor anything else) quotes them.
+    strict = ExtractiveGenerator(weights=Weights(min_score=9.0))
+    body = ask_json(asker(LeakySearcher(corpus()), strict).ask("Refund limit?", EMPLOYEE))
+    assert body["outcome"] == "insufficient_evidence"
+    assert body["closest"] and all(c["excerpt"] for c in body["closest"])
+    assert "salary.md#1" not in [c["id"] for c in body["closest"]]
+    assert SECRET_SALARY not in json.dumps(body, ensure_ascii=False)
+
+
+def test_a_long_closest_sentence_is_cut_at_a_word() -> None:
+    long = "Refunds " + "are reviewed by the finance team every week " * 12 + "in order."
+    hit = make_hit("r.md#1", long, best_sentence=long)
+    excerpt = closest_excerpt(hit)
+    assert excerpt is not None and excerpt.endswith(" …") and len(excerpt) <= EXCERPT_CHARS + 2
+    assert long.startswith(excerpt[:-2])
+    assert closest_excerpt(make_hit("r.md#2", "Short.", best_sentence=None)) is None

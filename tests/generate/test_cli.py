@@ -99,9 +99,15 @@ def test_passages_that_match_but_state_no_answer_are_offered_to_read(docent: Doc
     code, out, _ = docent("ask", question, **unreachable)
     assert code == 0
     assert out.startswith("No direct answer in the documents.")
-    offered = out.split("Closest passages:\n", 1)[1].split("Who to ask:", 1)[0].splitlines()
-    assert offered[0] == "  - handbook.md › Employee Handbook › Annual leave › Entitlement"
-    assert 1 <= len(offered) <= 3
+    offered = out.split("not a checked answer):\n", 1)[1].split("Who to ask:", 1)[0].splitlines()
+    passages = [line for line in offered if line.startswith("  - ")]
+    assert passages[0] == "  - handbook.md › Employee Handbook › Annual leave › Entitlement"
+    assert 1 <= len(passages) <= 3
+    # Under each, its sentence nearest the question, quoted: here the answer itself.
+    assert offered[1] == (
+        "      “Full-time employees receive 25 days of paid annual leave per calendar year, "
+        "in addition to the public holidays of the country where they are employed.”"
+    )
     code, out, _ = docent("ask", question, "--json", **unreachable)
     assert json.loads(out)["closest"][0]["id"] == "handbook.md#2"
 
@@ -113,9 +119,12 @@ def test_only_passages_the_asker_may_read_are_offered(docent: Docent) -> None:
     assert code == 0 and "expenses.md › Expenses and Travel Policy › Approval limits" in out
     # The same question from the public: the expenses policy is not theirs to read.
     code, out, _ = docent("ask", question, "--access", "public", **unreachable)
-    assert code == 0 and "Closest passages:" in out
-    offered = out.split("Closest passages:\n", 1)[1].split("Who to ask:", 1)[0].splitlines()
-    assert offered and all(line.startswith("  - refunds.md › ") for line in offered)
+    assert code == 0 and "Closest passages (" in out
+    offered = out.split("not a checked answer):\n", 1)[1].split("Who to ask:", 1)[0].splitlines()
+    passages = [line for line in offered if line.startswith("  - ")]
+    assert passages and all(line.startswith("  - refunds.md › ") for line in passages)
+    # Their excerpts are the refunds policy's own sentences, nothing from what is hidden.
+    assert all(line.startswith("      “") for line in offered if not line.startswith("  - "))
     assert "expenses" not in out.lower() and "handbook" not in out.lower()
 
 
@@ -128,7 +137,7 @@ def test_an_answer_the_gate_holds_back_says_the_documents_do_not_answer_it_clear
     assert code == 0
     assert out.startswith("The documents do not answer this clearly.")
     assert "none of them stands out clearly enough" in out and "Who to ask:" in out
-    assert "Closest passages:\n  - handbook.md › Employee Handbook › Annual leave" in out
+    assert "not a checked answer):\n  - handbook.md › Employee Handbook › Annual leave" in out
     code, out, _ = docent("ask", question, "--json", **strict)
     body = json.loads(out)
     assert body["outcome"] == "insufficient_evidence"

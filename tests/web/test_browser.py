@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.corpus import SECRET
+from tests.api.corpus import FILES, SECRET
 from tests.web.conftest import LiveServer, sign_in
 
 pytestmark = pytest.mark.browser
@@ -81,6 +81,10 @@ def test_an_abstention_offers_a_person_and_hands_it_over(
     closest = page.locator(".closest a").first
     assert closest.inner_text().startswith("Remote Work Policy › ")
     assert "remote-work.md" in (closest.get_attribute("href") or "")
+    # Each passage shows its sentence nearest the question, marked as no checked answer.
+    assert "not a checked answer" in page.inner_text(".nonanswer")
+    excerpt = " ".join(page.locator(".closest .excerpt").first.inner_text().split())
+    assert excerpt and excerpt in " ".join(FILES["remote-work.md"].split())
     assert "People Ops" in page.inner_text(".handoff-offer")
     shot(page, live_server, "06-abstention")
     page.get_by_role("button", name="Ask a person").click()

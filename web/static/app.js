@@ -150,12 +150,14 @@ function renderAnswer(data, question) {
     // may read (`closest`), to point at them instead of saying nothing.
     const closest = data.closest || [];
     if (closest.length) {
-      card.append(el("p", { class: "muted small", text: "Closest passages you can read:" }),
+      // Each with the sentence of it that came nearest the question: not a checked answer.
+      card.append(el("p", { class: "muted small", text: "Closest passages you can read, each with its nearest sentence (not a checked answer):" }),
         el("ul", { class: "closest" }, closest.map((r) =>
           el("li", {},
             el("a", { href: passageHref(r.id) }, (r.heading_path || []).join(" › ") || r.source),
             " ", el("code", { text: r.source }),
-            r.status !== "current" ? [" ", badge(r.status)] : null))));
+            r.status !== "current" ? [" ", badge(r.status)] : null,
+            r.excerpt ? el("blockquote", { class: "excerpt", text: r.excerpt }) : null))));
     }
     if (data.outcome === "ambiguous" && (data.readings || []).length) {
       card.append(el("p", { class: "muted small", text: "Did you mean:" }),
