@@ -228,7 +228,12 @@ def register(app: typer.Typer) -> None:
     def fit_answerer(
         cases_file: CasesArg,
         split: Annotated[
-            str, typer.Option("--split", help="The split to fit on (never the test split).")
+            str,
+            typer.Option(
+                "--split",
+                help="The split to fit on (never the test split); a file whose cases have no "
+                "'split' field is fitted whole.",
+            ),
         ] = "dev",
         wrong_cost: Annotated[
             float,
@@ -280,7 +285,13 @@ def register(app: typer.Typer) -> None:
             if target is not None and not _writable(target):
                 raise typer.BadParameter(f"cannot write {target}", param_hint=hint)
         with _services() as (settings, services):
-            cases = _load(cases_file, settings, split)
+            cases = _load(cases_file, settings)
+            # A team's own dev file has no splits: all of it is for fitting (measure on
+            # another file). A file with splits is fitted on the one asked for.
+            split_in_file = any(c.split is not None for c in cases)
+            if split_in_file:
+                cases = _load(cases_file, settings, split)
+            fitted_part = f"the {split} split" if split_in_file else "all cases (no split field)"
             data = case_units(services, cases)
             vector = fit_conditional_logit(data)
             weights = as_weights(vector, 0.0)
@@ -298,7 +309,7 @@ def register(app: typer.Typer) -> None:
             top1_accuracy(data, vector),
             graded,
             wrong_cost,
-            f"Answerer fit on the {split} split of {cases_file.name}: {len(cases)} cases "
+            f"Answerer fit on {fitted_part} of {cases_file.name}: {len(cases)} cases "
             f"(index_version {version}, top_k {settings.top_k}, relevance threshold "
             f"{settings.relevance_threshold})",
         )
@@ -313,9 +324,8 @@ def register(app: typer.Typer) -> None:
             from generate.answer_gate import AnswerGate
             from generate.answerer_file import FittedAnswerer, save_fit
 
-            fitted_on = (
-                f"{cases_file.name}, {split} split, {len(cases)} cases, index_version {version}"
-            )
+            part = f"{split} split" if split_in_file else "all cases"
+            fitted_on = f"{cases_file.name}, {part}, {len(cases)} cases, index_version {version}"
             try:
                 save.parent.mkdir(parents=True, exist_ok=True)
                 save_fit(save, FittedAnswerer(weights, gate or AnswerGate(), fitted_on))

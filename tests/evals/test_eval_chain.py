@@ -301,3 +301,25 @@ def test_fit_answerer_fits_on_dev_and_refuses_the_test_split(
     assert "◀ chosen" in gate or "Not fitted: the" in gate
     code, output = invoke("eval", "fit-answerer", str(cases_file), "--split", "test")
     assert code != 0 and "test split is only reported" in output
+
+
+def test_fit_answerer_fits_a_file_without_splits_whole(
+    cli_env: Path, cases_file: Path, workdir: Path
+) -> None:
+    # A team's own dev cases carry no split field (README, "On your own documents").
+    lines = [json.loads(line) for line in cases_file.read_text().splitlines() if line.strip()]
+    plain = workdir / "own-dev.jsonl"
+    plain.write_text(
+        "".join(
+            json.dumps({k: v for k, v in c.items() if k not in ("fact", "phrasing", "split")})
+            + "\n"
+            for c in lines
+        )
+    )
+    fit = workdir / "own-fit.json"
+    code, output = invoke("eval", "fit-answerer", str(plain), "--quiet", "--save", str(fit))
+    assert code == 0, output
+    assert output.lstrip().startswith(
+        f"Answerer fit on all cases (no split field) of own-dev.jsonl: {len(lines)} cases"
+    )
+    assert load_fit(fit).fitted_on.startswith(f"own-dev.jsonl, all cases, {len(lines)} cases")
