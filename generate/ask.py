@@ -222,7 +222,8 @@ def closest_excerpt(hit: Hit) -> str | None:
     """The passage's sentence (list item, table row) that came closest to the question, by
     the reranker's question–unit cosine: what the asker reads first when no answer was
     quoted. Not an answer: it was not held to the answerer's bar or its checks, and the UI
-    and the CLI say so. Verbatim text of a passage the asker may read (retrieval kept it)."""
+    and the CLI say so. Text of a passage the asker may read (retrieval kept it): a sentence
+    verbatim, a table row as ingest reads it (its cells under their headers)."""
     text = " ".join((hit.best_sentence or "").split())
     if not text:
         return None
