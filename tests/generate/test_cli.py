@@ -191,3 +191,25 @@ def test_numbered_answer_maps_ids_in_citation_order() -> None:
 def test_numbered_answer_leaves_a_documents_own_brackets_alone() -> None:
     answer = "Write to dpo[at]example[dot]com [x.md#2]."
     assert numbered_answer(answer, ["x.md#2"]) == "Write to dpo[at]example[dot]com [1]."
+
+
+CAREFUL = SAMPLE.parents[1] / "evals" / "fits" / "careful.json"
+
+
+def test_the_careful_preset_quotes_only_what_reads_like_the_document(docent: Docent) -> None:
+    careful = {"DOCENT_ANSWERER_FIT": str(CAREFUL)}
+    # Asked in the document's words, it answers as the default does.
+    code, out, _ = docent(
+        "ask", "How many days of paid annual leave do full-time employees get?", **careful
+    )
+    assert code == 0 and "25 days" in out and "Sources" in out
+    # Asked in an employee's words, the default answers; the careful bar hands it back, and
+    # the passage that holds the answer is offered with its sentence quoted.
+    question = "How many holiday days do I get a year?"
+    code, out, _ = docent("ask", question)
+    assert code == 0 and "Sources" in out and "25 days" in out
+    code, out, _ = docent("ask", question, **careful)
+    assert code == 0 and out.startswith("No direct answer in the documents.")
+    offered = out.split("not a checked answer):\n", 1)[1].split("Who to ask:", 1)[0]
+    assert "Annual leave › Entitlement" in offered
+    assert "“Full-time employees receive 25 days" in offered
