@@ -274,6 +274,7 @@ def register(app: typer.Typer) -> None:
             sweep_min_score,
             top1_accuracy,
         )
+        from evals.cases import select_split
         from evals.runner import chunk_refs, with_unretrieved
 
         if split == "test":
@@ -290,7 +291,7 @@ def register(app: typer.Typer) -> None:
             # another file). A file with splits is fitted on the one asked for.
             split_in_file = any(c.split is not None for c in cases)
             if split_in_file:
-                cases = _load(cases_file, settings, split)
+                cases = select_split(cases, split)
             fitted_part = f"the {split} split" if split_in_file else "all cases (no split field)"
             data = case_units(services, cases)
             vector = fit_conditional_logit(data)
