@@ -292,7 +292,8 @@ def register(app: typer.Typer) -> None:
             split_in_file = any(c.split is not None for c in cases)
             if split_in_file:
                 cases = select_split(cases, split)
-            fitted_part = f"the {split} split" if split_in_file else "all cases (no split field)"
+            part = f"{split} split" if split_in_file else "all cases"
+            fitted_part = f"the {part}" if split_in_file else "all cases (no split field)"
             data = case_units(services, cases)
             vector = fit_conditional_logit(data)
             weights = as_weights(vector, 0.0)
@@ -325,7 +326,6 @@ def register(app: typer.Typer) -> None:
             from generate.answer_gate import AnswerGate
             from generate.answerer_file import FittedAnswerer, save_fit
 
-            part = f"{split} split" if split_in_file else "all cases"
             fitted_on = f"{cases_file.name}, {part}, {len(cases)} cases, index_version {version}"
             try:
                 save.parent.mkdir(parents=True, exist_ok=True)

@@ -100,17 +100,21 @@ def build_report(
     return "\n".join(lines) + "\n"
 
 
+def _left_unanswered(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Must-answer cases whose outcome was ``insufficient_evidence``: those offered closest
+    passages instead of an answer."""
+    return [
+        r
+        for r in rows
+        if r.get("stratum") in MUST_ANSWER and r.get("outcome") == "insufficient_evidence"
+    ]
+
+
 def _offered(rows: Sequence[Mapping[str, Any]], cases: Mapping[str, Case]) -> str:
     """Must-answer cases left ``insufficient_evidence`` (with gold) whose closest passages,
     offered to read, hold a gold section: the asker was pointed at the answer although none
     was quoted."""
-    held = [
-        r
-        for r in rows
-        if r.get("stratum") in MUST_ANSWER
-        and r.get("outcome") == "insufficient_evidence"
-        and _gold(cases, r)
-    ]
+    held = [r for r in _left_unanswered(rows) if _gold(cases, r)]
     pointed = sum(
         recall_at_k(_gold(cases, r), ranked_of(r, "closest"), CLOSEST_PASSAGES, "section") > 0
         for r in held
@@ -125,11 +129,8 @@ def _excerpted(rows: Sequence[Mapping[str, Any]], cases: Mapping[str, Case]) -> 
     answer although none was quoted as one."""
     held = [
         (r, case)
-        for r in rows
-        if r.get("stratum") in MUST_ANSWER
-        and r.get("outcome") == "insufficient_evidence"
-        and (case := cases.get(str(r["qid"]))) is not None
-        and case.expect
+        for r in _left_unanswered(rows)
+        if (case := cases.get(str(r["qid"]))) is not None and case.expect
     ]
     shown = sum(
         any(
