@@ -49,6 +49,7 @@ _HTTP_CODES = {
     413: "too_large",
     415: "unsupported_type",
     422: "invalid_input",
+    429: "too_many_requests",
     503: "unavailable",
 }
 
@@ -58,6 +59,19 @@ class Unauthenticated(DocentError):
 
     http_status = 401
     code = "unauthenticated"
+
+
+class TooManySignIns(DocentError):
+    """Too many failed sign-ins for the account name or from the client address: 429, with
+    ``Retry-After`` (seconds). The same for a name that exists and one that does not."""
+
+    http_status = 429
+    code = "too_many_attempts"
+    retry_after_s = 60
+
+    def __init__(self, message: str, *, retry_after_s: int) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 def status_for(exc: BaseException) -> tuple[int, str, str]:
@@ -110,6 +124,9 @@ def render_error(request: Request, exc: BaseException) -> Response:
             },
             exc_info=status == 500,
         )
+    extra_headers = (
+        {"Retry-After": str(exc.retry_after_s)} if isinstance(exc, TooManySignIns) else {}
+    )
     if _wants_html(request):
         if status == 401:
             target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
@@ -120,9 +137,10 @@ def render_error(request: Request, exc: BaseException) -> Response:
             "error.html",
             {"status": status, "code": code, "message": message, "user": None},
             status_code=status,
+            headers=extra_headers,
         )
         return page
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else extra_headers
     details = exc.detail if isinstance(exc, InvalidInput) else None
     body = error_body(status, code, message, details)
     return JSONResponse(body, status_code=status, headers=headers)

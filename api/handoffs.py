@@ -109,6 +109,19 @@ def _floor(levels: Sequence[str]) -> str:
     return levels[0]
 
 
+def level_now(
+    session: Session,
+    row: Handoff | ContentGap,
+    levels: Sequence[str],
+    *,
+    stored: str | None = None,
+) -> str | None:
+    """The level a handoff's or gap's details need: the one stored when it was made, or
+    higher if a document it names has been raised since (the registry as it is now)."""
+    recorded = row.max_access_level if stored is None else stored
+    return highest_level([recorded, sources_level(session, row.closest_sources, levels)], levels)
+
+
 def owns(user: CurrentUser, handoff: Handoff) -> bool:
     return user.is_admin or handoff.routed_to == user.username or handoff.routed_to in user.groups
 
@@ -128,7 +141,7 @@ def handoff_view(
     session: Session, user: CurrentUser, handoff: Handoff, levels: Sequence[str]
 ) -> dict[str, object]:
     """The handoff as this viewer may see it: details above their clearance are withheld."""
-    detail_ok = can_read_level(user, handoff.max_access_level, levels)
+    detail_ok = can_read_level(user, level_now(session, handoff, levels), levels)
     sources = readable_sources(session, user, handoff.closest_sources, levels) if detail_ok else []
     return {
         "id": handoff.id,
@@ -236,9 +249,10 @@ def gaps_for(
     ).scalars()
     out: list[dict[str, object]] = []
     for gap in rows:
-        if not can_read_level(user, gap.max_access_level, levels):
+        if not can_read_level(user, level_now(session, gap, levels), levels):
             continue
-        missing_ok = can_read_level(user, gap.missing_access_level, levels)
+        missing_level = level_now(session, gap, levels, stored=gap.missing_access_level)
+        missing_ok = can_read_level(user, missing_level, levels)
         out.append(
             {
                 "id": gap.id,

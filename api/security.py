@@ -1,8 +1,11 @@
-"""Secrets handling, pure and small: password hashes (scrypt), API tokens (random, stored as
+"""Secrets handling, pure and small: password hashes (argon2id), API tokens (random, stored as
 SHA-256), signed session cookies (itsdangerous) and CSRF tokens.
 
 API tokens carry 256 bits of randomness, so a fast hash is enough to store them; passwords
-are people-chosen, so they get scrypt with a per-password salt.
+are people-chosen, so they get argon2id with OWASP's parameters (19 MiB, 2 passes, 1 lane)
+and a per-password salt. Hashes written before argon2id (``scrypt$N$r$p$salt$hash``, at
+N=2^14, below OWASP's 2^17) still verify, and :func:`password_needs_rehash` says to replace
+them at the next sign-in.
 """
 
 from __future__ import annotations
@@ -12,36 +15,65 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
+from functools import cache
 
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 TOKEN_PREFIX = "dct"
 SESSION_COOKIE = "docent_session"
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
-_SCRYPT_N, _SCRYPT_R, _SCRYPT_P = 2**14, 8, 1
+# OWASP Password Storage Cheat Sheet, argon2id: m=19 MiB, t=2, p=1 (its first listed choice).
+_ARGON2 = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
+_LEGACY_SCRYPT = "scrypt"
 
 
 def hash_password(password: str) -> str:
-    """``scrypt$N$r$p$salt$hash`` (base64), verifiable by :func:`verify_password`."""
+    """An argon2id PHC string (``$argon2id$v=19$m=19456,t=2,p=1$salt$hash``)."""
     if not password:
         raise ValueError("password must not be empty")
-    salt = secrets.token_bytes(16)
-    digest = hashlib.scrypt(
-        password.encode(), salt=salt, n=_SCRYPT_N, r=_SCRYPT_R, p=_SCRYPT_P, dklen=32
-    )
-    return "$".join(
-        ["scrypt", str(_SCRYPT_N), str(_SCRYPT_R), str(_SCRYPT_P), _b64(salt), _b64(digest)]
-    )
+    return _ARGON2.hash(password)
 
 
 def verify_password(password: str, stored: str | None) -> bool:
+    """Whether ``password`` matches ``stored`` (argon2id, or a legacy scrypt hash)."""
     if not stored or not password:
         return False
+    if stored.startswith(f"{_LEGACY_SCRYPT}$"):
+        return _verify_scrypt(password, stored)
+    try:
+        return _ARGON2.verify(stored, password)
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+def password_needs_rehash(stored: str) -> bool:
+    """True for a legacy scrypt hash and for argon2 hashes with other parameters."""
+    if stored.startswith(f"{_LEGACY_SCRYPT}$"):
+        return True
+    try:
+        return _ARGON2.check_needs_rehash(stored)
+    except (InvalidHashError, ValueError):
+        return True
+
+
+def spend_a_password_check(password: str) -> None:
+    """Verify ``password`` against a hash no password matches, in the time a real check
+    takes: a sign-in for an unknown or disabled user answers no faster than a wrong password,
+    so timing does not tell which names exist."""
+    verify_password(password or "-", _dummy_hash())
+
+
+@cache
+def _dummy_hash() -> str:
+    return _ARGON2.hash(secrets.token_urlsafe(32))
+
+
+def _verify_scrypt(password: str, stored: str) -> bool:
     try:
         scheme, n, r, p, salt, digest = stored.split("$")
-        if scheme != "scrypt":
-            return False
         expected = base64.urlsafe_b64decode(digest)
         actual = hashlib.scrypt(
             password.encode(),
@@ -53,7 +85,7 @@ def verify_password(password: str, stored: str | None) -> bool:
         )
     except (ValueError, TypeError):
         return False
-    return hmac.compare_digest(actual, expected)
+    return scheme == _LEGACY_SCRYPT and hmac.compare_digest(actual, expected)
 
 
 @dataclass(frozen=True)
@@ -121,7 +153,3 @@ class SessionSigner:
 
 def csrf_matches(expected: str, given: str | None) -> bool:
     return bool(given) and hmac.compare_digest(expected.encode(), (given or "").encode())
-
-
-def _b64(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).decode()

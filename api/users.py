@@ -15,7 +15,15 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from api.security import hash_password, hash_token, new_api_token, token_prefix, verify_password
+from api.security import (
+    hash_password,
+    hash_token,
+    new_api_token,
+    password_needs_rehash,
+    spend_a_password_check,
+    token_prefix,
+    verify_password,
+)
 from docent.contracts import Principal
 from docent.db.models import ApiToken, User
 from docent.errors import Conflict, InvalidInput, NotFound
@@ -122,9 +130,22 @@ def set_password(session: Session, username: str, password: str) -> None:
 
 
 def check_password(session: Session, username: str, password: str) -> User | None:
+    """The active user whose password this is, else ``None``.
+
+    An unknown or disabled name, or one with no password, costs a password check all the
+    same: the answer takes as long as a wrong password's, so timing does not tell which
+    names exist. A hash of an older scheme (scrypt) or other parameters is replaced by an
+    argon2id one at this sign-in, the only moment the plain password is at hand.
+    """
     user = active_user(session, username)
-    if user is None or not verify_password(password, user.password_hash):
+    if user is None or not user.password_hash:
+        spend_a_password_check(password)
         return None
+    if not verify_password(password, user.password_hash):
+        return None
+    if password_needs_rehash(user.password_hash):
+        user.password_hash = hash_password(password)
+        session.flush()
     return user
 
 

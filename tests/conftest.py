@@ -4,9 +4,11 @@ and Redis, the bundled model (loaded once), and the sample corpus."""
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,6 +27,9 @@ PG_ADMIN_URL = os.environ.get(
     "DOCENT_TEST_PG_ADMIN", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 )
 REDIS_URL = os.environ.get("DOCENT_TEST_REDIS", "redis://127.0.0.1:6379/14")
+# How long a test database may still show connections once its test ended (terminated
+# backends and stopped worker processes take a moment to leave) before they count as leaked.
+PG_CLOSE_GRACE_S = 10.0
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -78,19 +83,43 @@ def test_output() -> Path:
 
 @pytest.fixture
 def pg_url() -> Iterator[str]:
-    """A fresh, empty PostgreSQL database on the local server, dropped afterwards."""
+    """A fresh, empty PostgreSQL database on the local server, dropped afterwards.
+
+    A connection to it still open when the test ends fails the test: an engine the test never
+    disposed, or a session never closed. (``DROP … WITH (FORCE)`` would cut it off anyway, and
+    the connection object would then warn only when collected, in whichever later test.)"""
     from sqlalchemy import create_engine, text
 
     name = f"docent_test_{uuid.uuid4().hex[:12]}"
     admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}"'))
+    left_open: list[tuple[str, str]] = []
     try:
         yield PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+        left_open = _connections_left_open(admin, name)
     finally:
         with admin.connect() as conn:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+    assert not left_open, f"connections to the test database left open (state, query): {left_open}"
+
+
+def _connections_left_open(admin: Any, name: str) -> list[tuple[str, str]]:
+    """The sessions still connected to database ``name``, after a few seconds' grace: a
+    backend that was terminated, or a worker process that was stopped, leaves on its own."""
+    from sqlalchemy import text
+
+    deadline = time.monotonic() + PG_CLOSE_GRACE_S
+    while True:
+        with admin.connect() as conn:
+            rows = conn.execute(
+                text("SELECT state, query FROM pg_stat_activity WHERE datname = :db"),
+                {"db": name},
+            ).all()
+        if not rows or time.monotonic() > deadline:
+            return [(str(state), str(query)[:200]) for state, query in rows]
+        time.sleep(0.1)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

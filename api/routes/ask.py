@@ -1,5 +1,5 @@
 """Ask, the passage view and traces. Everything returned here passes the visibility rule
-again for the caller, whatever produced it."""
+again for the caller, whatever produced it (the ask body: ``api.recheck``)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,11 @@ from api.handoffs import record_gap
 from api.metrics import stage_timings
 from api.passages import fetch_chunks, highlight_spans, passage_blocks
 from api.ports import ask_json_of, asker_of
+from api.recheck import recheck_ask, trace_readable
 from api.users import CurrentUser
-from api.visibility import can_read_chunk
-from docent.errors import DocentError, NotFound
+from api.visibility import can_read_chunk, readable_sources
+from docent.db.session import session_scope
+from docent.errors import NotFound
 from docent.wiring import Services
 
 router = APIRouter(tags=["ask"])
@@ -27,12 +29,6 @@ log = logging.getLogger("docent.api.ask")
 
 class AskRequest(BaseModel):
     question: str = Field(min_length=1, max_length=2000, description="The question, in words.")
-
-
-class AnswerWithheld(DocentError):
-    """An answer named a passage the caller may not read: a fault upstream, never shown."""
-
-    code = "answer_withheld"
 
 
 def closest_sources(body: Mapping[str, Any], limit: int = 3) -> list[str]:
@@ -51,27 +47,6 @@ def closest_sources(body: Mapping[str, Any], limit: int = 3) -> list[str]:
     return list(dict.fromkeys(out))[:limit]
 
 
-def recheck_answer(services: Services, user: CurrentUser, body: dict[str, Any]) -> dict[str, Any]:
-    """Drop retrieved passages the caller may not read; refuse an answer citing one."""
-    levels = services.settings.access_levels
-    citations = [c for c in body.get("citations") or [] if isinstance(c, Mapping)]
-    retrieved = [r for r in body.get("retrieved") or [] if isinstance(r, Mapping)]
-    ids = [str(x.get("id")) for x in [*citations, *retrieved] if x.get("id")]
-    chunks = fetch_chunks(services.index, ids)
-
-    def ok(item: Mapping[str, Any]) -> bool:
-        chunk = chunks.get(str(item.get("id")))
-        return chunk is not None and can_read_chunk(user, chunk, levels)
-
-    if not all(ok(c) for c in citations):
-        log.error("answer cited a passage above the caller's clearance; withheld")
-        raise AnswerWithheld("the answer could not be shown; the error was logged")
-    hidden = [r for r in retrieved if not ok(r)]
-    if hidden:
-        log.error("retrieval returned passages above the caller's clearance; dropped")
-    return {**body, "retrieved": [r for r in retrieved if ok(r)]}
-
-
 @router.post("/api/ask", summary="Ask a question (asker)")
 def ask(
     payload: AskRequest, request: Request, user: AskerDep, services: ServicesDep, db: DbDep
@@ -79,7 +54,7 @@ def ask(
     asker = asker_of(services)
     start = time.perf_counter()
     result = asker.ask(payload.question.strip(), user.principal)
-    body = recheck_answer(services, user, ask_json_of(result))
+    body = recheck_ask(services, db, user, ask_json_of(result))
     total_s = time.perf_counter() - start
     outcome = str(body.get("outcome", "unknown"))
     timings = stage_timings(
@@ -106,10 +81,15 @@ def ask(
 def passage_view(
     services: Services, user: CurrentUser, chunk_id: str, quote: str | None = None
 ) -> dict[str, Any]:
+    levels = services.settings.access_levels
     chunk = fetch_chunks(services.index, [chunk_id]).get(chunk_id)
     # Hidden and missing are the same answer, word for word.
-    if chunk is None or not can_read_chunk(user, chunk, services.settings.access_levels):
+    if chunk is None or not can_read_chunk(user, chunk, levels):
         raise NotFound(f"no passage {chunk_id!r}")
+    successor = chunk.superseded_by
+    if successor:  # named only if readable: a successor above them stays nameless
+        with session_scope(services.sessions) as db:
+            successor = next(iter(readable_sources(db, user, [successor], levels)), None)
     return {
         "id": chunk.chunk_id,
         "source": chunk.source,
@@ -119,7 +99,7 @@ def passage_view(
         "text": chunk.text,
         "effective": chunk.effective_date.isoformat() if chunk.effective_date else None,
         "status": chunk.status,
-        "superseded_by": chunk.superseded_by,
+        "superseded_by": successor,
         "access_level": chunk.access_level,
         "owner": chunk.owner,
         "highlight": [{"text": t, "mark": m} for t, m in highlight_spans(chunk.text, quote)],
@@ -138,7 +118,7 @@ def passage(
 
 
 @router.get("/api/traces/{trace_id}", summary="What one ask did (its asker, or an admin)")
-def trace(trace_id: str, user: AnyUserDep, services: ServicesDep) -> dict[str, Any]:
+def trace(trace_id: str, user: AnyUserDep, services: ServicesDep, db: DbDep) -> dict[str, Any]:
     from generate.errors import TraceNotFound
     from generate.trace import load_trace
 
@@ -150,5 +130,7 @@ def trace(trace_id: str, user: AnyUserDep, services: ServicesDep) -> dict[str, A
     except TraceNotFound:
         raise NotFound(f"no trace {trace_id!r}") from None
     if not (user.is_admin or data["user_id"] == user.username):
+        raise NotFound(f"no trace {trace_id!r}")
+    if not trace_readable(db, user, data, services.settings.access_levels):
         raise NotFound(f"no trace {trace_id!r}")
     return data

@@ -23,7 +23,7 @@ from api.uploads import (
     with_audience,
 )
 from api.users import CurrentUser
-from api.visibility import can_read, can_read_chunk, documents_by_source
+from api.visibility import can_read, can_read_chunk, documents_by_source, readable_sources
 from docent.db.models import Document, document_summary
 from docent.db.session import session_scope
 from docent.errors import InvalidInput, NotFound
@@ -32,12 +32,24 @@ from docent.wiring import Services
 router = APIRouter(tags=["documents"])
 
 
-def document_view(doc: Document) -> dict[str, Any]:
+def document_view(
+    db: Session, user: CurrentUser, doc: Document, levels: tuple[str, ...]
+) -> dict[str, Any]:
     """The registry's summary of a document as the API shows it: a retired document says so
-    in its status, and the content hash (the registry's change test) stays inside."""
+    in its status, and the content hash (the registry's change test) stays inside. The
+    documents it names (its successor, its predecessors) are shown only if the viewer may
+    read them: a successor above them leaves the status ``superseded`` with no name."""
     view = document_summary(doc)
     del view["content_hash"]
-    return {**view, "status": "retired" if doc.retired else doc.status, "retired": doc.retired}
+    named = [doc.superseded_by or "", *(doc.supersedes or ())]
+    shown = set(readable_sources(db, user, [n for n in named if n], levels))
+    return {
+        **view,
+        "superseded_by": doc.superseded_by if doc.superseded_by in shown else None,
+        "supersedes": [s for s in view["supersedes"] if s in shown],
+        "status": "retired" if doc.retired else doc.status,
+        "retired": doc.retired,
+    }
 
 
 def visible_documents(
@@ -106,8 +118,9 @@ def refuse_unseen_predecessors(services: Services, user: CurrentUser, *names: st
 def documents(
     user: EditorDep, db: DbDep, settings: SettingsDep, retired: bool = False
 ) -> dict[str, Any]:
-    rows = visible_documents(db, user, settings.access_levels, retired=retired)
-    return {"documents": [document_view(d) for d in rows]}
+    levels = settings.access_levels
+    rows = visible_documents(db, user, levels, retired=retired)
+    return {"documents": [document_view(db, user, d, levels) for d in rows]}
 
 
 @router.post("/api/documents", status_code=202, summary="Upload files; they become an ingest job")
@@ -199,7 +212,7 @@ def document(doc_id: str, user: EditorDep, db: DbDep, services: ServicesDep) -> 
     doc = visible_document(db, user, doc_id, levels)
     chunks = [] if doc.retired else services.index.chunks_of(doc.source)
     return {
-        "document": document_view(doc),
+        "document": document_view(db, user, doc, levels),
         "chunks": [
             {
                 "id": c.chunk_id,

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Request
 from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
 
 from api.deps import AnyUserDep, AskerDep, DbDep, EditorDep, SettingsDep
 from api.handoffs import (
@@ -19,7 +20,9 @@ from api.handoffs import (
     post_webhook,
     webhook_text,
 )
+from api.recheck import trace_readable
 from api.routes.ask import closest_sources
+from api.users import CurrentUser
 from docent.db.models import TraceRecord
 from docent.errors import InvalidInput, NotFound
 
@@ -37,19 +40,27 @@ class HandoffClose(BaseModel):
     resolution: str | None = Field(None, max_length=4000)
 
 
-def _from_trace(row: TraceRecord) -> HandoffRequest:
+def _from_trace(
+    row: TraceRecord, user: CurrentUser, db: Session, levels: tuple[str, ...]
+) -> HandoffRequest:
     payload: Mapping[str, Any] = row.payload or {}
+    # The asker's own trace, and still rechecked: one that names anything they may not read
+    # (an answer stage that leaked, or a document raised above them since) gives the handoff
+    # neither the answer stage's words nor the owner of a document: the default queue.
+    trusted = trace_readable(
+        db, user, {"payload": payload, "max_access_level": row.max_access_level}, levels
+    )
     hint = payload.get("handoff")
-    owner = hint.get("owner") if isinstance(hint, Mapping) else None
+    owner = hint.get("owner") if isinstance(hint, Mapping) and trusted else None
     outcome = payload.get("outcome")
-    outcome = outcome if isinstance(outcome, Mapping) else {}
+    outcome = outcome if isinstance(outcome, Mapping) and trusted else {}
     missing = outcome.get("missing") or outcome.get("clarifying_question")
     return HandoffRequest(
         question=row.question,
         outcome=row.outcome,
         missing=str(missing) if missing else None,
         suggested_owner=str(owner) if owner else None,
-        closest_sources=tuple(closest_sources(payload)),
+        closest_sources=tuple(closest_sources(payload)),  # filtered by create_handoff
         trace_id=row.id,
     )
 
@@ -63,7 +74,7 @@ def create(
         # Only the asker's own trace: someone else's is as missing as a made-up id.
         if row is None or row.user_id != user.username:
             raise NotFound(f"no trace {payload.trace_id!r}")
-        req = _from_trace(row)
+        req = _from_trace(row, user, db, settings.access_levels)
     else:
         if not payload.question or not payload.question.strip():
             raise InvalidInput("give the trace_id of the answer, or the question")

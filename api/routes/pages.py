@@ -87,8 +87,10 @@ def gaps_page(request: Request, user: EditorDep, db: DbDep, settings: SettingsDe
 
 @router.get("/documents")
 def documents_page(request: Request, user: EditorDep, db: DbDep, settings: SettingsDep) -> Response:
+    levels = settings.access_levels
     docs = [
-        document_view(d) for d in visible_documents(db, user, settings.access_levels, retired=False)
+        document_view(db, user, d, levels)
+        for d in visible_documents(db, user, levels, retired=False)
     ]
     return render(
         request,

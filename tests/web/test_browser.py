@@ -31,6 +31,22 @@ def test_login_page(new_page: Any, live_server: LiveServer) -> None:
     assert "Wrong user name or password" in page.inner_text(".alert-error")
 
 
+def test_guessing_a_password_meets_a_wait_on_the_sign_in_form(
+    new_page: Any, live_server: LiveServer
+) -> None:
+    page = new_page()
+    page.goto("/login")
+    for i in range(5):  # a name no other test signs in with: its lockout stays its own
+        page.get_by_label("User name").fill("mallory")
+        page.get_by_label("Password").fill(f"guess-{i}")
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_selector(".alert-error")
+    alert = page.inner_text(".alert-error")
+    assert alert.startswith("Too many failed sign-ins. Try again in ") and "seconds" in alert
+    assert page.get_by_label("User name").input_value() == "mallory"  # the form, ready again
+    shot(page, live_server, "01b-login-locked")
+
+
 def test_an_employee_asks_and_opens_a_citation(new_page: Any, live_server: LiveServer) -> None:
     page = new_page()
     sign_in(page, "ada")
