@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.machine import cpu_kind, cpu_model_and_flags
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -65,41 +67,36 @@ def ingest_rows() -> list[dict[str, Any]]:
 def ingest_table(rows: list[dict[str, Any]]) -> str:
     lines = [
         "| corpus | files | chunks | texts embedded | ingest | chunks/s | raw embedding "
-        "| embed share | precision | peak RSS | load |",
-        "|---" * 11 + "|",
+        "| embed share | CPU (flags) | encoder (precision) | peak RSS | load |",
+        "|---" * 12 + "|",
     ]
     for r in rows:
         lines.append(
             f"| {r['corpus']} | {r['files']} | {r['chunks']} | {r['units_embedded']} "
             f"| {r['ingest_s']} s | {r['chunks_per_s']} | {r['raw_embed_s']} s "
-            f"| {r['embed_share']:.2f} | {r['precision']} | {r['peak_rss_mib']} MiB "
+            f"| {r['embed_share']:.2f} | {r['cpu']} ({', '.join(r.get('cpu_flags', []))}) "
+            f"| {r.get('encoder', 'torch')} ({r['precision']}) | {r['peak_rss_mib']} MiB "
             f"| {r['load_avg']} |"
         )
     return "\n".join(lines)
 
 
-def cpu_model() -> str:
-    try:
-        for line in open("/proc/cpuinfo", encoding="utf-8"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
-
-
 def engine_table(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "| chunks | engine | queries | retrieval p50 / p95 | ask p50 / p95 | vector p50 / p95 "
+        "| chunks | engine | CPU (flags) | query encoder (precision) | queries "
+        "| retrieval p50 / p95 | ask p50 / p95 | embed / rerank p50 | vector p50 / p95 "
         "| writes (points/s) | HNSW build | BM25 build | peak RSS | load (1 min) |",
-        "|---:|---|---:|---|---|---|---:|---:|---:|---:|---:|",
+        "|---:|---|---|---|---:|---|---|---|---|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         hnsw = f"{r['optimize_s']} s" if r.get("optimize_s") is not None else "—"
         lines.append(
-            f"| {r['chunks']:,} | {r['engine']} | {r['queries']} "
+            f"| {r['chunks']:,} | {r['engine']} "
+            f"| {r['cpu']} ({', '.join(r['cpu_flags'])}) "
+            f"| {r['query_encoder']} ({r['precision']}) | {r['queries']} "
             f"| {r['retrieval_p50_ms']:.0f} / {r['retrieval_p95_ms']:.0f} "
             f"| {r['ask_p50_ms']:.0f} / {r['ask_p95_ms']:.0f} "
+            f"| {r['p50']['embed']:.1f} / {r['p50']['rerank']:.1f} "
             f"| {r['vector_p50_ms']:.1f} / {r['vector_p95_ms']:.1f} "
             f"| {r['write_points_per_s']:,} | {hnsw} | {r['keyword_build_ms'] / 1000:.1f} s "
             f"| {r['peak_rss_mib']:.0f} MiB | {r['load_avg']} |"
@@ -119,6 +116,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--skip-ingest", action="store_true", help="no ingest benchmark")
     parser.add_argument("--skip-query", action="store_true", help="no index/query benchmark")
+    parser.add_argument(
+        "--precision",
+        choices=("auto", "true", "false"),
+        default="auto",
+        help="query benchmark embedding precision (DOCENT_EMBEDDING_BF16)",
+    )
+    parser.add_argument(
+        "--query-encoder",
+        choices=("auto", "torch", "onnx"),
+        default="auto",
+        help="query benchmark query encoder (DOCENT_QUERY_ENCODER)",
+    )
     args = parser.parse_args(argv)
     scales = [int(s) for s in args.scales.split(",")]
     counts = [int(q) for q in args.queries.split(",")]
@@ -128,8 +137,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--queries / --local-queries need one count per scale")
 
     started = time.perf_counter()
+    cpu, flags = cpu_model_and_flags()
     report: dict[str, Any] = {
-        "cpu": cpu_model(),
+        "cpu": cpu,
+        "cpu_flags": flags,
+        "cpu_kind": cpu_kind(flags),
         "cpus": os.cpu_count(),
         "load_avg_start": [round(x, 1) for x in os.getloadavg()],
         "rows": [],
@@ -150,6 +162,10 @@ def main(argv: list[str] | None = None) -> int:
                 str(q),
                 "--engine",
                 engine,
+                "--precision",
+                args.precision,
+                "--query-encoder",
+                args.query_encoder,
                 timeout=args.child_timeout,
             )
         except SystemExit as exc:  # one size that fails or overruns is reported, not fatal
@@ -165,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report))
         return 0
     out = [
-        f"Docent benchmarks ({report['cpu']}, {report['cpus']} CPUs; load "
+        f"Docent benchmarks ({report['cpu']}, {report['cpu_kind']}: "
+        f"{', '.join(report['cpu_flags'])}; {report['cpus']} CPUs; load "
         f"{report['load_avg_start']} → {report['load_avg_end']}: a shared machine, orders "
         "of magnitude)",
         "",

@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.machine import cpu_model_and_flags
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "examples" / "policies"
 WARM_UP = ("office-guide.txt", "support.html", "whistleblowing.docx", "severance.pdf")
@@ -54,16 +56,6 @@ def precision_of(embedder: Any) -> str:
     if choice is not None:
         return str(choice.name)
     return "bf16" if getattr(embedder, "_bf16", False) else "fp32"
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
 
 
 def measure(
@@ -116,7 +108,9 @@ def measure(
         "embed_share": round(raw_s / ingest_s, 3),
         "precision": precision_of(inner),
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-        "cpu": cpu_model(),
+        "cpu": cpu_model_and_flags()[0],
+        "cpu_flags": cpu_model_and_flags()[1],
+        "encoder": "torch",  # ingest embeds batches with torch whatever answers questions
         "load_avg": round(os.getloadavg()[0], 1),
     }
 

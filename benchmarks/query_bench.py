@@ -2,9 +2,12 @@
 synthetic chunks, in one process.
 
     python -m benchmarks.query_bench --chunks 10000 --queries 20 [--engine edge|local]
+        [--precision auto|true|false] [--query-encoder auto|torch|onnx]
 
 Prints one JSON object: write rate, build times, p50/p95 per stage and for ``ask`` (ms),
-peak RSS (MiB).
+peak RSS (MiB), and what they were measured with: the CPU model and its key flags, the
+embedding precision (``--precision``: ``DOCENT_EMBEDDING_BF16``) and the query encoder
+chosen (``--query-encoder``: ``DOCENT_QUERY_ENCODER``).
 
 ``--engine edge`` (the default) is the embedded Qdrant Edge index on disk, as deployed.
 ``--engine local`` is the old embedded engine, qdrant-client's local mode, *in memory*
@@ -57,9 +60,43 @@ def local_mode_services(settings: Any, embedder: Any, location: str) -> Any:
     return LocalModeServices(settings, embedder=embedder)
 
 
+def compare_encoders(embedder: Any, texts: list[str], data_dir: Path) -> dict[str, float]:
+    """One question at a time through each query encoder, interleaved in this process (a
+    busy neighbour slows all alike): p50 ms of torch in the embedder's precision, torch in
+    float32 when that differs, and the ONNX export (float32). Ratios, not absolutes."""
+    from docent.errors import ConfigError
+    from evals.metrics import percentile
+    from ingest.query_encoder import query_encoder
+
+    encoders = {f"torch ({embedder.precision.name})": embedder.embed}
+    if embedder.precision.bf16:
+        encoders["torch (fp32)"] = embedder.encode_fp32
+    try:
+        encoders["onnx (fp32)"] = query_encoder(embedder, "onnx", data_dir).encoder.embed
+    except ConfigError:
+        pass  # no ONNX here: the log says why
+    took: dict[str, list[float]] = {name: [] for name in encoders}
+    for embed in encoders.values():
+        for text in texts:  # each text once unseen first (a new length may build kernels)
+            embed([text])
+    for text in texts:
+        for name, embed in encoders.items():
+            started = time.perf_counter()
+            embed([text])
+            took[name].append((time.perf_counter() - started) * 1000.0)
+    return {name: round(percentile(ms, 50), 2) for name, ms in took.items()}
+
+
 def measure(
-    n_chunks: int, n_queries: int, data_dir: Path, engine: str, on_disk: bool
+    n_chunks: int,
+    n_queries: int,
+    data_dir: Path,
+    engine: str,
+    on_disk: bool,
+    precision: str = "auto",
+    query_encoder: str = "auto",
 ) -> dict[str, object]:
+    from benchmarks.machine import cpu_model_and_flags
     from benchmarks.synthetic import corpus_sentences, embed_pool, synthetic_corpus
     from docent.contracts import Principal
     from docent.db.session import session_scope
@@ -68,10 +105,17 @@ def measure(
     from docent.wiring import Services
     from evals.metrics import percentile
     from ingest.embedding import SentenceTransformerEmbedder
+    from ingest.onnx_encoder import OnnxQueryEncoder
     from store.edge import EdgeIndex
 
-    embedder = SentenceTransformerEmbedder("bundled")
-    settings = Settings(_env_file=None, data_dir=data_dir)  # type: ignore[call-arg]
+    settings = Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        data_dir=data_dir,
+        query_encoder=query_encoder,  # type: ignore[arg-type]
+    )
+    # As ``Services`` builds it, with the precision asked for (``auto`` on a CPU with native
+    # bf16: bf16 without calibrating, so a run does not pay a calibration).
+    embedder = SentenceTransformerEmbedder("bundled", bf16=precision)
     if engine == "edge":
         services = Services(settings, embedder=embedder)
     else:
@@ -109,6 +153,7 @@ def measure(
         # ``ask`` gets questions the searches did not see: the query-vector cache would
         # otherwise spare it the embedding the searches paid.
         qs, ask_qs = both[:n_queries], both[n_queries:] or both[:n_queries]
+        encoder = services.query_encoder  # chosen (and calibrated) before the timings
         first = services.searcher.search(qs[0], principal)  # builds the keyword index
         keyword_build_ms = float(first.timings_ms.get("keyword_refresh", 0.0))
         # Single-query embedding runs at ~0.8 s a call for the first seconds after the model
@@ -118,7 +163,7 @@ def measure(
         recent: list[float] = []
         while time.perf_counter() - settle_started < 30.0:
             started = time.perf_counter()
-            embedder.embed([qs[0]])
+            encoder.embed([qs[0]])
             recent.append((time.perf_counter() - started) * 1000.0)
             if len(recent) >= 5 and max(recent[-5:]) < 50.0:
                 break
@@ -128,8 +173,10 @@ def measure(
         first_sight = []
         for q in both:
             started = time.perf_counter()
-            embedder.embed([q])
+            encoder.embed([q])
             first_sight.append((time.perf_counter() - started) * 1000.0)
+
+        encoders_ms = compare_encoders(embedder, both, data_dir)
 
         per_stage: dict[str, list[float]] = {s: [] for s in STAGES}
         hits = 0
@@ -151,8 +198,13 @@ def measure(
             if engine == "edge"
             else ("qdrant-client local mode, on disk" if on_disk else "qdrant-client local mode")
         )
+        cpu, flags = cpu_model_and_flags()
         return {
             "engine": engine_name,
+            "cpu": cpu,
+            "cpu_flags": flags,
+            "precision": embedder.precision.name,
+            "query_encoder": "onnx" if isinstance(encoder, OnnxQueryEncoder) else "torch",
             "chunks": services.index.count(),
             "queries": len(qs),
             "retrieval_p50_ms": round(percentile(per_stage["total"], 50), 1),
@@ -174,6 +226,7 @@ def measure(
                 round(percentile(first_sight, 50), 1),
                 round(percentile(first_sight, 95), 1),
             ],
+            "query_embed_p50_ms": encoders_ms,
             "p50": {s: round(percentile(v, 50), 1) for s, v in per_stage.items()},
             "p95": {s: round(percentile(v, 95), 1) for s, v in per_stage.items()},
             "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 0),
@@ -189,11 +242,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=20)
     parser.add_argument("--engine", choices=("edge", "local"), default="edge")
     parser.add_argument("--on-disk", action="store_true", help="local mode on disk")
+    parser.add_argument("--precision", choices=("auto", "true", "false"), default="auto")
+    parser.add_argument("--query-encoder", choices=("auto", "torch", "onnx"), default="auto")
     args = parser.parse_args(argv)
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     with tempfile.TemporaryDirectory(prefix="docent-bench-") as tmp:
-        result = measure(args.chunks, args.queries, Path(tmp), args.engine, args.on_disk)
+        result = measure(
+            args.chunks,
+            args.queries,
+            Path(tmp),
+            args.engine,
+            args.on_disk,
+            args.precision,
+            args.query_encoder,
+        )
     json.dump(result, sys.stdout)
     print()
     return 0

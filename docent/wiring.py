@@ -89,11 +89,21 @@ class Services:
         )
 
     @cached_property
+    def query_encoder(self) -> Embedder:
+        """What embeds a question: the embedder, or its ONNX export where that is faster
+        (``DOCENT_QUERY_ENCODER``; chosen once per embedder, ingest/query_encoder.py)."""
+        from ingest.query_encoder import query_encoder
+
+        s = self.settings
+        return query_encoder(self.embedder, s.query_encoder, s.data_dir).encoder
+
+    @cached_property
     def query_embedder(self) -> Embedder:
-        """The embedder behind a cache of recent query vectors (search embeds each twice)."""
+        """The query encoder behind a cache of recent query vectors (search embeds each
+        twice)."""
         from retrieval.query_cache import QueryVectorCache
 
-        return QueryVectorCache(self.embedder)
+        return QueryVectorCache(self.query_encoder)
 
     @cached_property
     def reranker(self) -> Reranker:

@@ -80,6 +80,7 @@ class SentenceTransformerEmbedder:
                 f"embedding model {model!r} is not a local path; Docent never downloads models"
             )
         self._model: Any = SentenceTransformer(path, device="cpu")
+        self.model_path = Path(path)
         self._name = BUNDLED_NAME if model == BUNDLED else model
         self._batch_size = batch_size
         dim = self._model.get_embedding_dimension()
@@ -139,7 +140,20 @@ class SentenceTransformerEmbedder:
     def dimension(self) -> int:
         return self._dimension
 
+    @property
+    def transformer(self) -> Any:
+        """The Hugging Face model inside the pipeline (what an ONNX export is made from)."""
+        return self._model[0].auto_model
+
+    def encode_fp32(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Float32 vectors whatever the chosen precision: the reference an export is checked
+        against."""
+        return self._embed(texts, bf16=False)
+
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return self._embed(texts)
+
+    def _embed(self, texts: Sequence[str], bf16: bool | None = None) -> NDArray[np.float32]:
         if not texts:
             return np.zeros((0, self._dimension), dtype=np.float32)
         import torch
@@ -151,7 +165,7 @@ class SentenceTransformerEmbedder:
         if len(texts) == 1 and threads > 1:
             torch.set_num_threads(1)
         try:
-            return self._encode(texts)
+            return self._encode(texts, bf16)
         finally:
             if torch.get_num_threads() != threads:
                 torch.set_num_threads(threads)

@@ -17,7 +17,7 @@ import logging
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from docent.contracts import Chunk, Embedder, Hit
 from retrieval.errors import RerankerUnavailable
-from retrieval.tokenize import tokenize
+from retrieval.tokenize import compound_text, compounds, tokenize
 from store.ids import CHUNK_VECTOR, SENTENCE_VECTOR
 from store.protocol import ChunkIndex
 
@@ -85,6 +85,55 @@ def stored_vectors(
     return chunks, sentences
 
 
+@dataclass(frozen=True)
+class StackedVectors:
+    """The stored vectors of the candidates still in the index, stacked for one product
+    each: ``chunks`` row i is ``hits[i]``'s chunk vector; ``units`` holds every candidate's
+    sentence rows back to back, ``hits[i]``'s from ``starts[i]``, ``counts[i]`` of them (0:
+    none stored)."""
+
+    hits: tuple[Hit, ...]
+    chunks: NDArray[np.float32]
+    units: NDArray[np.float32]
+    starts: NDArray[np.intp]
+    counts: NDArray[np.intp]
+
+
+def stacked_vectors(index: ChunkIndex, hits: Sequence[Hit], dimension: int) -> StackedVectors:
+    """One read of the candidates' vectors, stacked; a candidate deleted since the first
+    stage is left out (it no longer exists to cite)."""
+    chunk_rows, sentence_rows = stored_vectors(index, [h.chunk.chunk_id for h in hits])
+    kept = tuple(h for h in hits if h.chunk.chunk_id in chunk_rows)
+    for hit in hits:
+        if hit.chunk.chunk_id not in chunk_rows:
+            log.info("rerank: chunk %s left the index mid-query; dropped", hit.chunk.chunk_id)
+    empty = np.zeros((0, dimension), dtype=np.float32)
+    units = [sentence_rows.get(h.chunk.chunk_id, empty) for h in kept]
+    units = [u if u.ndim == 2 else empty for u in units]
+    counts = np.fromiter((len(u) for u in units), dtype=np.intp, count=len(units))
+    starts = np.zeros(len(units), dtype=np.intp)
+    np.cumsum(counts[:-1], out=starts[1:])
+    return StackedVectors(
+        hits=kept,
+        chunks=np.stack([chunk_rows[h.chunk.chunk_id] for h in kept]) if kept else empty,
+        units=np.concatenate(units) if units else empty,
+        starts=starts,
+        counts=counts,
+    )
+
+
+def segment_argmax(
+    values: NDArray[np.float32], starts: NDArray[np.intp], counts: NDArray[np.intp]
+) -> NDArray[np.intp]:
+    """Per segment ``values[starts[i] : starts[i] + counts[i]]`` (each non-empty), the index
+    of its first largest value, as ``np.argmax`` gives it for one segment."""
+    best = np.maximum.reduceat(values, starts)
+    positions = np.arange(len(values), dtype=np.intp)
+    at_best = np.where(values == np.repeat(best, counts), positions, len(values))
+    first: NDArray[np.intp] = np.minimum.reduceat(at_best, starts)
+    return np.where(first < len(values), first, starts)  # a NaN segment: its first row
+
+
 # A code: letters then digits (RC-77, E:1, P-12, SEV1, LH-2026-014) or a number with a
 # bracketed suffix (401(k), 7.3(b)); not a plain number or a number with a unit (30-day).
 _CODE = re.compile(r"^(?:[^\W\d_][\w.:/()&-]*\d[\w.:/()&-]*|\d[\d.]*\([^\W_]{1,4}\))$")
@@ -96,10 +145,15 @@ def query_codes(query: str) -> frozenset[str]:
 
 
 def code_coverage(codes: frozenset[str], text: str) -> float:
-    """The share of the query's codes that ``text`` contains exactly."""
+    """The share of the query's codes that ``text`` contains exactly (as tokens). A code is
+    a compound token: a text holding none of them as a substring is ruled out at once, and
+    one that may is read for its compounds alone (``tokenize.compounds``)."""
     if not codes:
         return 0.0
-    return len(codes & set(tokenize(text))) / len(codes)
+    folded = compound_text(text)
+    if not any(code in folded for code in codes):
+        return 0.0
+    return len(codes & compounds(text)) / len(codes)
 
 
 def _best_sentence(chunk: Chunk, row: int | None) -> str | None:
@@ -141,44 +195,82 @@ class SentenceReranker:
             return []
         query_vector = _unit(self.embedder.embed([query])[0])
         codes = query_codes(query) if self.code_weight > 0 else frozenset()
-        ids = [hit.chunk.chunk_id for hit in hits]
-        chunk_rows, sentence_rows = stored_vectors(self.index, ids)
-        scored: list[Scored] = []
-        for hit in hits:
-            chunk = hit.chunk
-            sentences = sentence_rows.get(chunk.chunk_id)
-            chunk_vec = chunk_rows.get(chunk.chunk_id)
-            if chunk_vec is None:
-                # Deleted between the first stage and now: it no longer exists to cite.
-                log.info("rerank: chunk %s left the index mid-query; dropped", chunk.chunk_id)
-                continue
-            chunk_cos = float(_unit(chunk_vec) @ query_vector)
-            best_row: int | None = None
-            best_cos = chunk_cos
-            unit_scores: tuple[float, ...] = ()
-            if sentences is not None and sentences.ndim == 2 and len(sentences):
-                if len(sentences) != max(len(chunk.sentences), 1):
-                    log.warning(
-                        "rerank: %s has %d sentence vectors for %d sentences",
-                        chunk.chunk_id,
-                        len(sentences),
-                        len(chunk.sentences),
-                    )
-                sims = _unit_rows(sentences) @ query_vector
-                choice = sims
-                if codes and len(sentences) == len(chunk.sentences):
-                    # Prefer the sentence that names the code (7.3(b), not 7.3(a)).
-                    cover = [code_coverage(codes, s) for s in chunk.sentences]
-                    choice = sims + self.code_weight * np.asarray(cover, dtype=np.float32)
-                best_row = int(np.argmax(choice))
-                best_cos = float(sims[best_row])
-                if len(sentences) == len(chunk.sentences):
-                    unit_scores = tuple(round(float(x), 4) for x in sims)
-            score = self.sentence_weight * best_cos + (1.0 - self.sentence_weight) * chunk_cos
-            if codes:
-                score += self.code_weight * code_coverage(codes, f"{chunk.heading}\n{chunk.text}")
-            scored.append((hit, score, _best_sentence(chunk, best_row), unit_scores))
+        found = stacked_vectors(self.index, hits, len(query_vector))
+        if not found.hits:
+            return []
+        chunks = [hit.chunk for hit in found.hits]
+        sizes = np.fromiter((len(c.sentences) for c in chunks), dtype=np.intp, count=len(chunks))
+        _warn_unit_mismatch(chunks, sizes, found.counts)
+        # One product for every chunk vector and one for every sentence row.
+        chunk_cos = (_unit_rows(found.chunks) @ query_vector).astype(np.float64)
+        unit_sims = _unit_rows(found.units) @ query_vector
+        has_units = found.counts > 0
+        aligned = has_units & (found.counts == sizes)  # one row per unit of chunk.sentences
+        choice = unit_sims
+        if codes:
+            # Prefer the sentence that names the code (7.3(b), not 7.3(a)).
+            choice = unit_sims + self.code_weight * _unit_coverage(codes, chunks, aligned, found)
+        best_row = np.full(len(chunks), -1, dtype=np.intp)
+        if has_units.any():
+            starts, counts = found.starts[has_units], found.counts[has_units]
+            best_row[has_units] = segment_argmax(choice, starts, counts) - starts
+        best_cos = chunk_cos.copy()
+        best_cos[has_units] = unit_sims[found.starts[has_units] + best_row[has_units]]
+        scores = self.sentence_weight * best_cos + (1.0 - self.sentence_weight) * chunk_cos
+        if codes:
+            scores += self.code_weight * np.fromiter(
+                (code_coverage(codes, f"{c.heading}\n{c.text}") for c in chunks),
+                dtype=np.float64,
+                count=len(chunks),
+            )
+        rounded = [round(x, 4) for x in unit_sims.tolist()]
+        scored: list[Scored] = [
+            (
+                hit,
+                score,
+                _best_sentence(hit.chunk, row if row >= 0 else None),
+                tuple(rounded[start : start + count]) if ok else (),
+            )
+            for hit, score, row, start, count, ok in zip(
+                found.hits,
+                scores.tolist(),
+                best_row.tolist(),
+                found.starts.tolist(),
+                found.counts.tolist(),
+                aligned.tolist(),
+                strict=True,
+            )
+        ]
         return ranked(scored)
+
+
+def _warn_unit_mismatch(
+    chunks: Sequence[Chunk], sizes: NDArray[np.intp], counts: NDArray[np.intp]
+) -> None:
+    """Sentence rows that do not match the chunk's units (a chunk with none stores one row)."""
+    for i in np.flatnonzero((counts > 0) & (counts != np.maximum(sizes, 1))).tolist():
+        log.warning(
+            "rerank: %s has %d sentence vectors for %d sentences",
+            chunks[i].chunk_id,
+            int(counts[i]),
+            int(sizes[i]),
+        )
+
+
+def _unit_coverage(
+    codes: frozenset[str],
+    chunks: Sequence[Chunk],
+    aligned: NDArray[np.bool_],
+    found: StackedVectors,
+) -> NDArray[np.float32]:
+    """Per sentence row, the share of the query's codes its unit names (0 where the rows do
+    not line up with the chunk's units)."""
+    cover = np.zeros(len(found.units), dtype=np.float32)
+    for i in np.flatnonzero(aligned).tolist():
+        start = int(found.starts[i])
+        for j, sentence in enumerate(chunks[i].sentences):
+            cover[start + j] = code_coverage(codes, sentence)
+    return cover
 
 
 def passage(chunk: Chunk) -> str:

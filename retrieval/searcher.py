@@ -31,8 +31,9 @@ from retrieval.cut import cut, supersession_order
 from retrieval.errors import EmptyQuery
 from retrieval.fusion import rrf
 from retrieval.keyword import KeywordIndex
-from retrieval.permissions import access_filter, chunk_allowed
+from retrieval.permissions import access_filter
 from retrieval.rerank import Reranker
+from store.access import AccessFilter
 from store.protocol import ChunkIndex
 
 log = logging.getLogger(__name__)
@@ -202,7 +203,7 @@ class Searcher:
             vector_hits = self.index.search(query_vector, acl, depth)
 
         with clock.stage("fuse"):
-            allowed = _Allowed(principal, self.levels, include_pending, excluded)
+            allowed = _Allowed(acl, principal.user_id)
             # A question naming one collection is answered from its documents only.
             bm25_ids = [c.chunk_id for c, _ in bm25_hits if allowed(c) and _within(scope, c.source)]
             vector_ids = [
@@ -250,26 +251,19 @@ def _within(scope: NamedCollection | None, source: str) -> bool:
 
 @dataclass(frozen=True)
 class _Allowed:
-    """The visibility rule once more on each candidate; a refusal here means a filter
+    """The visibility rule once more on each candidate (``chunk_allowed``'s test, with the
+    filter built once per search, not once per candidate); a refusal here means a filter
     let something through, which is logged (ids only, never text) and dropped."""
 
-    principal: Principal
-    levels: tuple[str, ...]
-    include_pending: bool
-    excluded: frozenset[str]
+    access: AccessFilter
+    user_id: str
 
     def __call__(self, chunk: Chunk) -> bool:
-        ok = chunk_allowed(
-            chunk,
-            self.principal,
-            self.levels,
-            include_pending=self.include_pending,
-            exclude_chunk_ids=self.excluded,
-        )
+        ok = self.access.allows(chunk)
         if not ok:
             log.error(
                 "permission filter let chunk %s through for user %s; dropped",
                 chunk.chunk_id,
-                self.principal.user_id,
+                self.user_id,
             )
         return ok

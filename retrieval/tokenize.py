@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 
 # A compound: an optional currency sign, word characters, then any run of
 # (joiner + word characters) or a short parenthesised suffix, then an optional percent.
@@ -76,17 +77,41 @@ def _parts(compound: str) -> list[str]:
     return pieces
 
 
-def tokenize(text: str) -> list[str]:
-    """Lower-cased tokens: each compound whole, then its parts; plain words stemmed."""
-    text = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).lower()
-    tokens: list[str] = []
-    for match in _COMPOUND.finditer(text):
+def normalise(text: str) -> str:
+    """The text as ``tokenize`` reads it: NFKC, apostrophes and hyphens straightened,
+    lower-cased."""
+    return unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).lower()
+
+
+def compound_text(text: str) -> str:
+    """``text`` normalised, thousands commas dropped: every compound ``tokenize`` keeps
+    whole (``rc-77``, ``7.3(b)``, ``$5000``) is a substring of it. Testing that is a cheap
+    way to rule a text out before reading its compounds."""
+    return _THOUSANDS.sub("", normalise(text))
+
+
+def _compounds(normalised: str) -> Iterator[str]:
+    """Each compound of a normalised text, as ``tokenize`` keeps it whole."""
+    for match in _COMPOUND.finditer(normalised):
         raw = _THOUSANDS.sub("", match.group(0))
         if raw.endswith("'s"):
             raw = raw[:-2]
         raw = raw.strip("'_")
-        if not raw:
-            continue
+        if raw:
+            yield raw
+
+
+def compounds(text: str) -> set[str]:
+    """The compounds ``tokenize`` keeps whole, without their parts and stems: a token that
+    mixes letters and digits (``rc-77``, ``sev1``, ``401(k)``) is among ``tokenize(text)``
+    exactly when it is among these, since parts never mix them and stemming skips them."""
+    return set(_compounds(normalise(text)))
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased tokens: each compound whole, then its parts; plain words stemmed."""
+    tokens: list[str] = []
+    for raw in _compounds(normalise(text)):
         parts = _parts(raw)
         if len(parts) == 1 and parts[0] == raw:
             word = _word(raw)

@@ -243,11 +243,14 @@ class EdgeIndex:
             )
         )
         out: dict[str, StoredChunk] = {}
+        asked = set(wanted)
         for rec in records:
             payload = rec.payload
-            if not payload or payload.get("chunk_id") not in wanted:
+            if not payload or payload.get("chunk_id") not in asked:
                 continue
-            got = rec.vector if isinstance(rec.vector, dict) else {}
+            # Each read of ``rec.vector`` converts every float from the engine again.
+            got = rec.vector
+            got = got if isinstance(got, dict) else {}
             chunk = Chunk.from_payload(payload)
             out[chunk.chunk_id] = StoredChunk(
                 chunk, {n: np.asarray(got[n], dtype=np.float32) for n in names if n in got}

@@ -3,7 +3,9 @@ CrossEncoder path (a tiny randomly initialised model: shapes, batching, ordering
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +18,16 @@ from docent.wiring import Services
 from ingest.embedding import HashingEmbedder
 from retrieval.errors import RerankerUnavailable
 from retrieval.query_cache import QueryVectorCache
-from retrieval.rerank import CrossEncoderReranker, SentenceReranker, passage, query_codes
+from retrieval.rerank import (
+    CrossEncoderReranker,
+    SentenceReranker,
+    code_coverage,
+    passage,
+    query_codes,
+    segment_argmax,
+    stored_vectors,
+)
+from retrieval.tokenize import tokenize
 from store.edge import EdgeIndex
 from tests.retrieval.conftest import make_settings, variant
 from tests.retrieval.corpus import CORPUS, make_chunk, write_chunks
@@ -114,6 +125,145 @@ def test_a_chunk_deleted_mid_query_is_dropped(tmp_path: Path) -> None:
     index.close()
     with pytest.raises(ValueError, match="sentence_weight"):
         SentenceReranker(embedder, index, sentence_weight=1.5)
+
+
+def reference_rerank(reranker: SentenceReranker, query: str, hits: Sequence[Hit]) -> list[Hit]:
+    """The reranker's rule written hit by hit (as it was before it was stacked into one
+    product): the specification the stacked one is held to."""
+    from retrieval.rerank import Scored, ranked
+
+    q = unit(reranker.embedder.embed([query])[0])
+    codes = query_codes(query)
+    chunk_rows, sentence_rows = stored_vectors(reranker.index, [h.chunk.chunk_id for h in hits])
+    scored: list[Scored] = []
+    for hit in hits:
+        chunk = hit.chunk
+        if chunk.chunk_id not in chunk_rows:
+            continue
+        chunk_cos = float(unit(chunk_rows[chunk.chunk_id]) @ q)
+        rows = sentence_rows.get(chunk.chunk_id)
+        best_row, best_cos, units = None, chunk_cos, ()
+        if rows is not None and len(rows):
+            sims = unit(rows) @ q
+            choice = sims
+            if codes and len(rows) == len(chunk.sentences):
+                cover = [len(codes & set(tokenize(s))) / len(codes) for s in chunk.sentences]
+                choice = sims + reranker.code_weight * np.asarray(cover, dtype=np.float32)
+            best_row = int(np.argmax(choice))
+            best_cos = float(sims[best_row])
+            if len(rows) == len(chunk.sentences):
+                units = tuple(round(float(x), 4) for x in sims)
+        score = 0.5 * best_cos + 0.5 * chunk_cos
+        if codes:
+            words = set(tokenize(f"{chunk.heading}\n{chunk.text}"))
+            score += reranker.code_weight * len(codes & words) / len(codes)
+        if not chunk.sentences:
+            best = chunk.text
+        elif best_row is None or best_row >= len(chunk.sentences):
+            best = None
+        else:
+            best = chunk.sentences[best_row]
+        scored.append((hit, score, best, units))
+    return ranked(scored)
+
+
+def assert_same_ranking(got: list[Hit], want: list[Hit]) -> None:
+    assert [h.chunk.chunk_id for h in got] == [h.chunk.chunk_id for h in want]
+    assert [h.best_sentence for h in got] == [h.best_sentence for h in want]
+    np.testing.assert_allclose([h.score for h in got], [h.score for h in want], atol=1e-6)
+    for g, w in zip(got, want, strict=True):
+        assert len(g.unit_scores) == len(w.unit_scores)
+        np.testing.assert_allclose(g.unit_scores, w.unit_scores, atol=1.01e-4)  # 4-place rounding
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "How long is paid parental leave for birth parents?",
+        "What is retention code RC-77?",
+        "hotel cap in Lisbon per night",
+        "Under Clause 7.3(b), who approves?",
+        "executive bonus pool",
+    ],
+)
+def test_the_stacked_rerank_is_the_hit_by_hit_rule(corpus_services: Services, query: str) -> None:
+    reranker = SentenceReranker(corpus_services.embedder, corpus_services.index)
+    candidates = hits_for(*[c.chunk_id for c in CORPUS])
+    assert_same_ranking(
+        reranker.rerank(query, candidates), reference_rerank(reranker, query, candidates)
+    )
+
+
+def test_the_stacked_rerank_on_odd_rows(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Sentence rows that do not line up with the units, a chunk with no units, a chunk
+    deleted mid-query, a code named in one unit: each as the hit-by-hit rule has it."""
+    embedder = HashingEmbedder(64)
+    index = EdgeIndex(tmp_path / "odd", embedder.model_name, embedder.dimension)
+    aligned = make_chunk("a.md", 0, "Form RC-77 is kept six years. Form RC-75 is kept two years.")
+    short = make_chunk("b.md", 0, "Leave is 25 days. Carry over 5 days. Ask your manager.")
+    bare = replace(make_chunk("c.md", 0, "A table row RC-77 | six years"), sentences=())
+    gone = make_chunk("d.md", 0, "Leave was 20 days.")
+    chunks = [aligned, short, bare, gone]
+    vectors = embedder.embed([c.embed_text for c in chunks])
+    rows = [
+        embedder.embed(list(aligned.unit_embed_texts)),
+        embedder.embed(["Leave is 25 days."]),  # one row for three units
+        np.zeros((0, 64), dtype=np.float32),  # none: the index stores the chunk vector
+        embedder.embed(list(gone.unit_embed_texts)),
+    ]
+    index.upsert(chunks, vectors, rows)
+    index.delete_source("d.md")
+    reranker = SentenceReranker(embedder, index)
+    candidates = [Hit(chunk=c, rank=i, score=0.0) for i, c in enumerate(chunks, start=1)]
+    try:
+        for query in ("How long is form RC-77 kept?", "leave days", "RC-75"):
+            with caplog.at_level(logging.WARNING, logger="retrieval.rerank"):
+                got = reranker.rerank(query, candidates)
+            assert_same_ranking(got, reference_rerank(reranker, query, candidates))
+            assert "d.md#0" not in [h.chunk.chunk_id for h in got]
+        assert "b.md#0 has 1 sentence vectors for 3 sentences" in caplog.text
+        top = reranker.rerank("How long is form RC-77 kept?", candidates)[0]
+        assert top.best_sentence == "Form RC-77 is kept six years."
+    finally:
+        index.close()
+
+
+def test_segment_argmax_is_argmax_of_each_segment() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        counts = rng.integers(1, 7, size=rng.integers(1, 12)).astype(np.intp)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
+        values = rng.integers(0, 4, size=int(counts.sum())).astype(np.float32)  # many ties
+        want = [s + int(np.argmax(values[s : s + c])) for s, c in zip(starts, counts, strict=True)]
+        assert segment_argmax(values, starts, counts).tolist() == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Retention code RC-77 covers contracts.",
+        "Retention code rc-77's scope",
+        "ＲＣ－７７ in full width",
+        "Clause 7.3(b) and 7.3(a)",
+        "401(k) plan; the E:1 list; SEV1 pages; P-12 band L5",
+        "limit RC-5,000 and €5,000",
+        "RC‑77 with a non-breaking hyphen",
+        "RC-770 is another code",
+        "nothing to see",
+        "",
+    ],
+)
+def test_code_coverage_rules_out_only_texts_without_the_codes(text: str) -> None:
+    for query in (
+        "What is RC-77?",
+        "Clause 7.3(b) or 401(k)?",
+        "SEV1 for L5 under P-12 and E:1",
+        "What about RC-5,000?",
+    ):
+        codes = query_codes(query)
+        assert codes
+        exact = len(codes & set(tokenize(text))) / len(codes)
+        assert code_coverage(codes, text) == exact
 
 
 class CountingEmbedder:
