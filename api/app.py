@@ -34,6 +34,7 @@ log = logging.getLogger("docent.api")
 OPENAPI_TAGS = [
     {"name": "ask", "description": "Ask a question; read the cited passages."},
     {"name": "handoffs", "description": "Questions the documents did not answer, for a person."},
+    {"name": "feedback", "description": "Whether an answer answered the asker's question."},
     {"name": "documents", "description": "Upload, list, inspect and retire documents (editors)."},
     {"name": "jobs", "description": "Ingest jobs: progress, retry, cancel, reindex (operators)."},
     {"name": "auth", "description": "Sign in and out; who am I."},
@@ -112,9 +113,9 @@ async def _promote_due_hourly(app: FastAPI) -> None:
 
 
 def _include_routes(app: FastAPI) -> None:
-    from api.routes import ask, auth, documents, handoffs, health, jobs, pages
+    from api.routes import ask, auth, documents, feedback, handoffs, health, jobs, pages
 
-    for module in (health, auth, ask, handoffs, documents, jobs, pages):
+    for module in (health, auth, ask, handoffs, feedback, documents, jobs, pages):
         app.include_router(module.router)
 
 

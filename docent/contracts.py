@@ -147,6 +147,13 @@ class Hit:
     unit_scores: tuple[float, ...] = ()
 
 
+# What the asker sees first (DESIGN "Outcomes"), on every backend:
+TIER_ANSWER = "answer"  # a checked answer, confident enough to show as one
+TIER_PROBABLY_HERE = "probably_here"  # readable passages matched; not a checked answer
+TIER_NOT_COVERED = "not_covered"  # nothing the asker may read matched
+TIERS = (TIER_ANSWER, TIER_PROBABLY_HERE, TIER_NOT_COVERED)
+
+
 @dataclass(frozen=True)
 class Citation:
     id: str

@@ -68,6 +68,9 @@ class Settings(BaseSettings):
     top_k: int = 5
     relevance_threshold: float = 0.375  # chosen by `docent eval sweep`: evals/reports/sweep.md
     reranker_model: str | None = None  # a CrossEncoder path or name; None = offline reranker
+    # What embeds a question: auto = the faster of torch and its ONNX export on this machine
+    # (ingest/query_encoder.py); ingest always embeds with torch.
+    query_encoder: Literal["auto", "torch", "onnx"] = "auto"
     include_pending: bool = False
     # JSON: source prefix -> names ({"basecamp-handbook/": ["37signals", "basecamp"]});
     # a question naming one collection is answered from it alone (docent/scope.py).
@@ -83,7 +86,7 @@ class Settings(BaseSettings):
     llm_max_retries: int = 2
     llm_structured_output: bool = True
     extractive_min_score: float = 1.022  # set on the dev split: evals/reports/answerer_fit.md
-    answer_confidence: float = 0.0  # off; the curve: evals/reports/answerer_fit.md
+    answer_confidence: float = 0.95  # the bar: evals/reports/transfer.md
     # A fit on the deployment's own dev cases (`docent eval fit-answerer --save`); the two
     # settings above win over its values only when set explicitly.
     answerer_fit: Path | None = None
@@ -93,6 +96,13 @@ class Settings(BaseSettings):
     port: int = 8000
     secret_key: SecretStr = SecretStr("dev-secret-change-me")
     session_max_age_s: int = 8 * 3600
+    # Failed sign-ins (api/signin_throttle.py): this many in a window lock the account name,
+    # or the client address, for login_lockout_s, doubling with each lockout in a row.
+    login_account_failures: int = 5
+    login_address_failures: int = 20
+    login_window_s: int = 15 * 60
+    login_lockout_s: int = 60
+    login_max_lockout_s: int = 3600
     proxy_auth: bool = False
     trusted_proxies: Annotated[tuple[str, ...], NoDecode] = ()
     proxy_user_header: str = "X-Forwarded-User"
@@ -130,8 +140,26 @@ class Settings(BaseSettings):
             raise ValueError("must be greater than 0")
         return value
 
+    @field_validator(
+        "login_account_failures",
+        "login_address_failures",
+        "login_window_s",
+        "login_lockout_s",
+        "login_max_lockout_s",
+    )
+    @classmethod
+    def _positive_login(cls, value: int) -> int:
+        if value <= 0:
+            raise ValueError("must be greater than 0")
+        return value
+
     @model_validator(mode="after")
     def _consistent(self) -> Settings:
+        if self.login_max_lockout_s < self.login_lockout_s:
+            raise ValueError(
+                f"login_max_lockout_s ({self.login_max_lockout_s}) is shorter than "
+                f"login_lockout_s ({self.login_lockout_s})"
+            )
         if self.default_access_level not in self.access_levels:
             raise ValueError(
                 f"default_access_level {self.default_access_level!r} is not one of "

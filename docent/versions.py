@@ -15,7 +15,7 @@ from docent.contracts import Chunk
 _YEAR = re.compile(r"\b(19[89]\d|20\d\d)\b")
 _OLDER = re.compile(
     r"\b(old|older|previous|prior|former|earlier|original|last year's|outdated|superseded|"
-    r"archived|used to|was it|were they|before the (change|update|new))\b",
+    r"archived|used to|was it|were they|before the (change|update|new|current|latest))\b",
     re.IGNORECASE,
 )
 # "old" in an age ("my 12 year old", "a six-month-old", "how old must I be") asks for no
@@ -25,14 +25,25 @@ _AGE = re.compile(
     r"few|several)[\s-]+(?:years?|months?|weeks?|days?)[\s-]+old|how old|old enough)\b",
     re.IGNORECASE,
 )
+# "before March 2024", "before the 2025 refunds policy", "prior to 2023": the version in
+# force before that year.
 _BEFORE = re.compile(
-    r"\bbefore\s+(?:(?:january|february|march|april|may|june|july|august|september|october|"
-    r"november|december)\s+)?(19[89]\d|20\d\d)\b",
+    r"\b(?:before|prior to)\s+(?:the\s+)?(?:(?:january|february|march|april|may|june|"
+    r"july|august|september|october|november|december)\s+)?(19[89]\d|20\d\d)\b",
     re.IGNORECASE,
 )
 _VERSIONISH = re.compile(
     r"\b(policy|policies|version|rules?|terms|statement|guidelines?|handbook|pricing|prices?|"
     r"plan|plans|in|under|from|of|back|was|were)\b",
+    re.IGNORECASE,
+)
+
+
+# A year that names a document's version: "the 2019 terms", "2022 policy", "the policy of 2021".
+_NOUNS = r"(?:policy|policies|version|rules?|terms|statement|guidelines?|handbook|pricing|plan)"
+_DATED = re.compile(
+    rf"\b(?:19[89]\d|20\d\d)\s+(?:\w+\s+)?{_NOUNS}\b|\b{_NOUNS}\s+(?:of|from)\s+"
+    r"(?:19[89]\d|20\d\d)\b",
     re.IGNORECASE,
 )
 
@@ -45,6 +56,7 @@ class VersionRequest:
     year: int | None = None
     before: int | None = None
     older: bool = False
+    dated: bool = False  # the year names a version ("the 2019 terms"), not an event
 
 
 def version_request(question: str) -> VersionRequest | None:
@@ -55,10 +67,23 @@ def version_request(question: str) -> VersionRequest | None:
     years = [int(y) for y in _YEAR.findall(question)]
     older = bool(_OLDER.search(_AGE.sub(" ", question)))
     if years and _VERSIONISH.search(question):
-        return VersionRequest(year=years[0], older=older)
+        return VersionRequest(year=years[0], older=older, dated=bool(_DATED.search(question)))
     if older:
         return VersionRequest(older=True)
     return None
+
+
+def version_missing(request: VersionRequest, current: Chunk) -> bool:
+    """Does the request name a version older than ``current`` (the current document that
+    answers), so that the current rule would answer another version than the one asked?
+    Only for a request by date: "before 2025", "the 2019 terms". An undated current
+    document is taken as later."""
+    effective = current.effective_date
+    if request.before is not None:
+        return effective is None or effective.year >= request.before
+    if request.year is not None and request.dated:
+        return effective is None or effective.year > request.year
+    return False
 
 
 def names_version(

@@ -300,14 +300,26 @@ def gated_columns(
 def fit_gate(rows: Sequence[GateRow]) -> AnswerGate | None:
     """The gate's coefficients (threshold 0.5 until one is chosen); None when the answered
     cases are all right or all wrong (nothing to tell apart)."""
-    from generate.answer_gate import SIGNALS, AnswerGate
-
     if len({r.column for r in rows}) < 2:
         return None
-    x = np.asarray([r.signals for r in rows], dtype=np.float64)
-    y = np.asarray([r.column == "correct" for r in rows], dtype=np.float64)
+    return gate_from([r.signals for r in rows], [r.column == "correct" for r in rows])
+
+
+def gate_from(
+    signals: Sequence[Sequence[float]], right: Sequence[bool], names: Sequence[str] | None = None
+) -> AnswerGate:
+    """A logistic gate (threshold 0.5) over the answers' ``signals`` (every one of
+    ``SIGNALS``, in order), labelled right or not. Only ``names`` (default: the signals that
+    carry across corpora) are fitted; the others weigh 0."""
+    from generate.answer_gate import FITTED_SIGNALS, SIGNALS, AnswerGate
+
+    chosen = tuple(names or FITTED_SIGNALS)
+    read = [SIGNALS.index(name) for name in chosen]
+    x = np.asarray([[row[i] for i in read] for row in signals], dtype=np.float64)
+    y = np.asarray(right, dtype=np.float64)
     intercept, c = fit_logistic(x, y)
-    fitted = {name: round(float(v), 3) for name, v in zip(SIGNALS, c, strict=True)}
+    fitted = dict.fromkeys(SIGNALS, 0.0)
+    fitted.update({name: round(float(v), 3) for name, v in zip(chosen, c, strict=True)})
     return AnswerGate(intercept=round(intercept, 3), threshold=0.5, **fitted)
 
 

@@ -55,10 +55,25 @@ PHRASINGS = ("doc", "paraphrase", "scenario")
 SPLITS = ("dev", "test")
 
 
+# Facts whose side is not their hash's, each for a stated reason (issue 26): three test
+# facts that rules were developed against moved to dev, and the test facts written to
+# replace them stay on the test side.
+SPLIT_OVERRIDES = {
+    "travel.per-diem-lisbon": "dev",  # ans-013-p2, developed against
+    "refunds.window": "dev",  # sup-008-s, developed against
+    "parking.ev-fastest": "dev",  # ans-120-p, developed against
+    "new.security-monitoring-review": "test",
+    "new.whistleblowing-retaliation": "test",
+    "new.retention-deletion-deadline": "test",
+}
+
+
 def assign_split(fact: str) -> str:
-    """``dev`` or ``test`` for a fact id, from its SHA-256 alone: every phrasing of a fact lands
-    on the same side, and adding facts never moves an existing one (no test case can drift
-    into the split that was tuned on)."""
+    """``dev`` or ``test`` for a fact id, from its SHA-256 alone (or ``SPLIT_OVERRIDES``):
+    every phrasing of a fact lands on the same side, and adding facts never moves an
+    existing one (no test case can drift into the split that was tuned on)."""
+    if fact in SPLIT_OVERRIDES:
+        return SPLIT_OVERRIDES[fact]
     return "dev" if hashlib.sha256(fact.encode("utf-8")).digest()[0] < 128 else "test"
 
 

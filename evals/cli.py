@@ -1,5 +1,5 @@
 """Commands this package adds to ``docent``: ``eval run | report | diff | sweep |
-fit-answerer | retrieval``."""
+fit-answerer | retrieval`` (and ``cases-from-feedback``, from ``evals.feedback_cases``)."""
 
 from __future__ import annotations
 
@@ -366,6 +366,10 @@ def register(app: typer.Typer) -> None:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text + "\n", encoding="utf-8")
         typer.echo(("\n" if not quiet else "") + text)
+
+    from evals.feedback_cases import register as register_feedback
+
+    register_feedback(eval_app)
 
 
 def _writable(path: Path) -> bool:

@@ -37,7 +37,7 @@ from generate.unit_scoring import Weights
 if TYPE_CHECKING:
     from docent.settings import Settings
 
-FORMAT = 1
+FORMAT = 2  # 2: the gate reads the ten signals of generate/answer_gate.py
 # What a fit chooses; the answerer's quoting margins are not fitted and stay the code's.
 FITTED_WEIGHTS = ("semantic", "block", "lexical", "fit", "title", "meta", "rank", "min_score")
 FITTED_GATE = tuple(f.name for f in fields(AnswerGate))

@@ -22,6 +22,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from docent.access import DEFAULT_LEVELS, visible
 from docent.contracts import (
+    TIER_ANSWER,
+    TIER_NOT_COVERED,
+    TIER_PROBABLY_HERE,
     Ambiguous,
     Answered,
     Declined,
@@ -31,6 +34,7 @@ from docent.contracts import (
     Principal,
 )
 from docent.errors import InvalidInput
+from docent.versions import version_request
 from generate.checks import CheckResult, gate, verify
 from generate.errors import LLMUnavailable
 from generate.outcomes import citation_to_dict
@@ -218,33 +222,88 @@ CLOSEST_PASSAGES = 3  # offered to read when passages matched but none was quote
 EXCERPT_CHARS = 300  # a longer closest sentence is cut at a word, with an ellipsis
 
 
-def closest_excerpt(hit: Hit) -> str | None:
-    """The passage's sentence (list item, table row) that came closest to the question, by
-    the reranker's question–unit cosine: what the asker reads first when no answer was
-    quoted. Not an answer: it was not held to the answerer's bar or its checks, and the UI
-    and the CLI say so. Text of a passage the asker may read (retrieval kept it): a sentence
-    verbatim, a table row as ingest reads it (its cells under their headers)."""
-    text = " ".join((hit.best_sentence or "").split())
-    if not text:
-        return None
+def tier_of(result: AskResult) -> str:
+    """What the asker sees first: a checked answer, the passages the answer is probably in,
+    or that the documents they may read do not cover the question."""
+    if isinstance(result.outcome, Answered):
+        return TIER_ANSWER
+    if result.reason == "version_not_found":
+        return TIER_NOT_COVERED  # the passages hold a later version, not the one asked
+    return TIER_PROBABLY_HERE if closest_passages(result) else TIER_NOT_COVERED
+
+
+def confidence_of(result: AskResult) -> float | None:
+    """The backend's calibrated probability that its draft answer is right, if it has one."""
+    value = result.generation.confidence if result.generation else None
+    return None if value is None else round(value, 3)
+
+
+EXCERPT_UNITS = 2  # a closest passage shows its two units nearest the question
+
+
+@dataclass(frozen=True)
+class Closest:
+    """A passage offered on a non-answer: its unit nearest the question (to highlight) and
+    the excerpt shown under it (that unit, then the passage's next nearest)."""
+
+    hit: Hit
+    nearest: str | None
+    excerpt: str | None
+
+
+def closest_excerpt(hit: Hit, nearest: Sequence[str] = ()) -> str | None:
+    """The passage's units (sentences, list items, table rows) nearest the question, best
+    first: the ones the answerer scored best in it (``nearest``), else the reranker's
+    closest sentence. What the asker reads first when no answer was quoted. Not an answer:
+    it was not held to the answerer's bar or its checks, and the UI and the CLI say so.
+    Text of a passage the asker may read (retrieval kept it): sentences verbatim, a table
+    row as its cells under their headers; each cut at a word after ``EXCERPT_CHARS``."""
+    units = [" ".join(u.split()) for u in nearest[:EXCERPT_UNITS]] or [
+        " ".join((hit.best_sentence or "").split())
+    ]
+    cut = [_cut(u) for u in units if u]
+    return " … ".join(cut) if cut else None
+
+
+def _cut(text: str) -> str:
     if len(text) <= EXCERPT_CHARS:
         return text
     return text[:EXCERPT_CHARS].rsplit(" ", 1)[0] + " …"
 
 
-def closest_passages(result: AskResult) -> list[Hit]:
-    """For ``insufficient_evidence``: the best-ranked passages the asker may read (retrieval
-    kept only those), for them to read when none was quoted. A superseded passage whose
-    successor is among them is left out: the current rule is the one to read."""
-    if not isinstance(result.outcome, InsufficientEvidence):
+def closest_passages(result: AskResult) -> list[Closest]:
+    """For a non-answer: the passages the asker may read (retrieval kept only those) where
+    the answer most probably is, each with its excerpt — the answerer's own order first (the
+    block of its best unit), then retrieval's. A superseded passage whose successor is among
+    them is left out — the current rule is the one to read — unless the question asks for a
+    past version."""
+    if isinstance(result.outcome, Answered):
         return []
-    shown = {hit.chunk.source for hit in result.hits}
-    current = [
-        hit
+    past = version_request(result.question) is not None
+    shown = set() if past else {hit.chunk.source for hit in result.hits}
+    current = {
+        hit.chunk.chunk_id: hit
         for hit in sorted(result.hits, key=lambda h: h.rank)
         if not (hit.chunk.status == "superseded" and hit.chunk.superseded_by in shown)
-    ]
-    return current[:CLOSEST_PASSAGES]
+    }
+    nearest: dict[str, list[str]] = {}
+    for cid, text in result.generation.pointers if result.generation else ():
+        nearest.setdefault(cid, []).append(text)  # a block's best unit comes first
+    order = [cid for cid in nearest if cid in current]
+    order += [cid for cid in current if cid not in nearest]
+    out: list[Closest] = []
+    for cid in order:
+        hit, units = current[cid], nearest.get(cid, [])
+        first = " ".join((units[0] if units else hit.best_sentence or "").split())
+        shown_first = _cut(first) if first else None
+        # The same nearest sentence in another passage (a copy of the document in another
+        # format) shows nothing new: the slot goes to the next passage.
+        if shown_first and any(c.nearest == shown_first for c in out):
+            continue
+        out.append(Closest(hit, shown_first, closest_excerpt(hit, units)))
+        if len(out) == CLOSEST_PASSAGES:
+            break
+    return out
 
 
 def ask_json(result: AskResult) -> dict[str, Any]:
@@ -252,6 +311,8 @@ def ask_json(result: AskResult) -> dict[str, Any]:
     outcome = result.outcome
     body: dict[str, Any] = {
         "outcome": outcome.kind,
+        "tier": tier_of(result),
+        "confidence": confidence_of(result),
         "answer": None,
         "citations": None,
         "missing": None,
@@ -273,13 +334,14 @@ def ask_json(result: AskResult) -> dict[str, Any]:
         ],
         "closest": [
             {
-                "id": hit.chunk.chunk_id,
-                "source": hit.chunk.source,
-                "heading_path": list(hit.chunk.heading_path),
-                "status": hit.chunk.status,
-                "excerpt": closest_excerpt(hit),
+                "id": c.hit.chunk.chunk_id,
+                "source": c.hit.chunk.source,
+                "heading_path": list(c.hit.chunk.heading_path),
+                "status": c.hit.chunk.status,
+                "nearest": c.nearest,
+                "excerpt": c.excerpt,
             }
-            for hit in closest_passages(result)
+            for c in closest_passages(result)
         ],
         "trace_id": result.trace_id,
     }

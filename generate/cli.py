@@ -45,15 +45,28 @@ NONANSWER_TITLES = {
     "below_threshold": "The documents do not cover this.",
     "model_abstained": "No direct answer in the documents.",
     "unclear_evidence": "The documents do not answer this clearly.",
+    "version_not_found": "That version is not in the documents you can read.",
 }
 FAILED_CHECKS = "What was drafted did not hold up against the documents, so it is not shown."
 
 
+# The first line of every reply names its tier (``generate.ask.tier_of``) in words; the web
+# UI says the same (``web/static/app.js``).
+TIER_LINES = {
+    "answer": "Answer (checked against the documents{confidence}):",
+    "probably_here": "Not a checked answer. The answer is probably in these passages:",
+    "not_covered": "The documents you can read don't cover this.",
+}
+
+
 def human(result: AskResult) -> str:
-    from generate.ask import closest_excerpt, closest_passages
+    from generate.ask import closest_passages, confidence_of, tier_of
 
     outcome = result.outcome
-    lines: list[str] = []
+    tier = tier_of(result)
+    confidence = confidence_of(result)
+    said = f"; confidence {confidence:.0%}" if confidence is not None else ""
+    lines: list[str] = [TIER_LINES[tier].format(confidence=said)]
     match outcome:
         case Answered(answer=answer, citations=citations):
             lines.append(numbered_answer(answer, [c.id for c in citations]))
@@ -66,25 +79,25 @@ def human(result: AskResult) -> str:
                 for quoted in c.quote.splitlines():
                     lines.append(f"      {quoted}")
         case InsufficientEvidence(missing=missing):
-            lines.append(NONANSWER_TITLES.get(result.reason or "", FAILED_CHECKS))
+            lines.append(f"  {NONANSWER_TITLES.get(result.reason or '', FAILED_CHECKS)}")
             lines.append(f"  {missing}")
-            closest = closest_passages(result)
-            if closest:
-                lines.append("Closest passages (their nearest sentence, not a checked answer):")
-                for hit in closest:
-                    where = " › ".join([hit.chunk.source, *hit.chunk.heading_path])
-                    note = "" if hit.chunk.status == "current" else f" ({hit.chunk.status})"
-                    lines.append(f"  - {where}{note}")
-                    excerpt = closest_excerpt(hit)
-                    if excerpt:
-                        lines.append(f"      “{excerpt}”")
         case Ambiguous(readings=readings, clarifying_question=question):
-            lines.append("The question can be read more than one way:")
+            lines.append("  The question can be read more than one way:")
             lines.extend(f"  - {reading}" for reading in readings)
-            lines.append(question)
+            lines.append(f"  {question}")
         case Declined(reason_code=code):
             why = result.reason or code
-            lines.append(f"Docent will not answer this: {REASONS.get(why, REASONS[code])}.")
+            lines.append(f"  Docent will not answer this: {REASONS.get(why, REASONS[code])}.")
+    closest = closest_passages(result)
+    if closest:
+        lines.append("Closest passages (the nearest sentence of each, not a checked answer):")
+        for passage in closest:
+            chunk = passage.hit.chunk
+            where = " › ".join([chunk.source, *chunk.heading_path])
+            note = "" if chunk.status == "current" else f" ({chunk.status})"
+            lines.append(f"  - {where}{note}")
+            if passage.excerpt:
+                lines.append(f"      “{passage.excerpt}”")
     if result.handoff is not None:
         near = f" (closest document: {result.handoff.source})" if result.handoff.source else ""
         lines.append(f"Who to ask: {result.handoff.owner}{near}")

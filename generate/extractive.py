@@ -34,15 +34,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docent.contracts import Answered, Hit, InsufficientEvidence, Outcome
-from docent.versions import VersionRequest, names_version, version_request
+from docent.versions import VersionRequest, names_version, version_missing, version_request
 from generate.answer_gate import AnswerGate, case_signals
 from generate.answer_types import Expectation, expect, wants_figure
 from generate.figures import answer_figures
 from generate.outcomes import answered
 from generate.protocols import Generation
 from generate.quoting import ambiguous, cite, differ_in_figures
-from generate.reasons import UNCLEAR
+from generate.reasons import UNCLEAR, VERSION_MISSING
 from generate.table_answers import superlative_table, table_answer
+from generate.tables import row_reading
 from generate.text import content_words, split_sentences
 from generate.unit_scoring import (
     GENERIC_WORDS,
@@ -88,15 +89,31 @@ class ExtractiveGenerator:
     def generate(self, prompt: RenderedPrompt, hits: Sequence[Hit]) -> Generation:
         question = prompt.question
         asked = Asked(question, content_words(question), expect(question))
-        expectation = asked.expectation
-        ordered = sorted(hits, key=lambda h: h.rank)
         considered: list[Scored] = []
-        gate: dict[str, object] | None = None
+        record: list[dict[str, object]] = []
+
+        def result(outcome: Outcome, confidence: float | None = None) -> Generation:
+            gate = record[-1] if record else None
+            return Generation(
+                outcome,
+                working(outcome, considered, gate),
+                self.model,
+                confidence=confidence,
+                pointers=pointers(considered),
+            )
+
+        ordered = sorted(hits, key=lambda h: h.rank)
         request = version_request(question)
         if request is not None:
-            outcome = self._past_version(request, asked, ordered)
-            if outcome is not None:
-                return Generation(outcome, working(outcome, considered, gate), self.model)
+            past = self._past_version(request, asked, ordered)
+            if past is not None:
+                return result(past)
+            current = [h for h in ordered if h.chunk.status == "current"]
+            if current and version_missing(request, current[0].chunk):
+                # Never the current rule as if it answered for the version asked about.
+                scored = self._score(current, asked)
+                considered += scored
+                return result(InsufficientEvidence(VERSION_MISSING))
         successors = {hit.chunk.source for hit in hits if hit.chunk.status != "superseded"}
         eligible = [
             hit
@@ -106,32 +123,34 @@ class ExtractiveGenerator:
         for tier in TIERS:
             scored = self._score([h for h in eligible if _tier(h) == tier], asked)
             considered += scored
-            best = self._best(scored, expectation)
-            if best is not None:
-                typed = _carries_type(best)
-                signals = case_signals(
-                    best, considered, [s for s in considered if _carries_type(s) or not typed]
-                )
-                gate = gate_record(signals, self.gate.confidence(signals))
-                if not self.gate.passes(signals):
-                    held = InsufficientEvidence(UNCLEAR)
-                    return Generation(held, working(held, considered, gate), self.model)
-            if best is not None and expectation.kind == "overview":
-                overview = _overview(scored, asked)
-                if overview:
-                    outcome = _quote_block(overview, hits)
-                    return Generation(outcome, working(outcome, considered, gate), self.model)
-            if best is not None and expectation.superlative is not None:
-                table = superlative_table(best, scored, asked.question, expectation.superlative)
-                if table is not None:
-                    outcome = answered(*table, hits)
-                    return Generation(outcome, working(outcome, considered, gate), self.model)
-            if best is not None:
-                outcome = self._answer(best, scored, hits, expectation, question)
-                outcome = self._with_runner_up(outcome, best, scored, hits, expectation)
-                return Generation(outcome, working(outcome, considered, gate), self.model)
-        abstain = InsufficientEvidence(NOT_FOUND)
-        return Generation(abstain, working(abstain, considered, gate), self.model)
+            best = self._best(scored, asked.expectation)
+            if best is None:
+                continue
+            typed = _carries_type(best)
+            signals = case_signals(
+                best, considered, [s for s in considered if _carries_type(s) or not typed]
+            )
+            confidence = self.gate.confidence(signals)
+            record.append(gate_record(signals, confidence))
+            if not self.gate.passes(signals):
+                return result(InsufficientEvidence(UNCLEAR), confidence)
+            return result(self._answer_of(best, scored, hits, asked), confidence)
+        return result(InsufficientEvidence(NOT_FOUND))
+
+    def _answer_of(
+        self, best: Scored, scored: list[Scored], hits: Sequence[Hit], asked: Asked
+    ) -> Outcome:
+        expectation = asked.expectation
+        if expectation.kind == "overview":
+            overview = _overview(scored, asked)
+            if overview:
+                return _quote_block(overview, hits)
+        if expectation.superlative is not None:
+            table = superlative_table(best, scored, asked.question, expectation.superlative)
+            if table is not None:
+                return answered(*table, hits)
+        outcome = self._answer(best, scored, hits, expectation, asked.question)
+        return self._with_runner_up(outcome, best, scored, hits, expectation)
 
     def _score(self, hits: Sequence[Hit], asked: Asked) -> list[Scored]:
         return [
@@ -334,6 +353,13 @@ def _overview(scored: list[Scored], asked: Asked) -> list[Scored]:
     return sorted(block, key=lambda s: s.unit.index)[:2]
 
 
+def pointers(considered: Sequence[Scored]) -> tuple[tuple[str, str], ...]:
+    """Every unit scored (a table row as its cells under their headers), best first: a
+    block's first entry is the sentence a reader of that passage should see first."""
+    ranked = sorted(considered, key=lambda s: -s.score)
+    return tuple((s.unit.hit.chunk.chunk_id, _reading(s)) for s in ranked)
+
+
 def _carries_type(scored: Scored) -> bool:
     return scored.fit >= TYPE_MATCH or scored.unit.text.rstrip().endswith(":")
 
@@ -360,6 +386,12 @@ def _joined(units: Sequence[Scored]) -> str:
 def _quote_text(scored: Scored) -> str:
     unit = scored.unit
     return f"{unit.header}\n{unit.text}" if unit.header else unit.text
+
+
+def _reading(scored: Scored) -> str:
+    """A unit as a person reads it: a table row as its cells under their headers."""
+    unit = scored.unit
+    return row_reading(unit.header, unit.text) if unit.header else unit.text
 
 
 def _tier(hit: Hit) -> str:

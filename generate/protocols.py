@@ -75,6 +75,12 @@ class Generation:
     model: str
     usage: Usage = Usage()
     notes: tuple[str, ...] = ()
+    # How likely the outcome is right, when the backend can say (the extractive answer
+    # gate's calibrated probability); None when it cannot.
+    confidence: float | None = None
+    # Per block, the unit nearest the answer as the backend read it (chunk id, text), best
+    # first: what a non-answer shows under each closest passage.
+    pointers: tuple[tuple[str, str], ...] = ()
 
 
 class Generator(Protocol):

@@ -10,6 +10,8 @@ model and the checks can be told apart:
 - ``model_abstained`` (insufficient_evidence): the backend said the blocks do not answer.
 - ``unclear_evidence`` (insufficient_evidence): the extractive backend's best unit did not
   stand out from the rest (``generate/answer_gate.py``): the documents may hold the answer.
+- ``version_not_found`` (insufficient_evidence): the question names a past version (by
+  date) and no hit is from it; the current rule is not offered as its answer.
 - ``model_ambiguous`` (ambiguous): the backend gave two or three readings.
 - ``model_output_unusable`` (declined): empty reply, cut-off or broken JSON, empty answer.
 - ``uncited_answer`` (declined): an answer citing no block at all.
@@ -46,6 +48,11 @@ UNCLEAR = (
     "as the answer."
 )
 
+VERSION_MISSING = (
+    "The version the question asks about is not in the documents the asker may read; only a "
+    "later one is."
+)
+
 SENTENCE_CHECKS = {
     "figures": "unsupported_figure",
     "quote": "quote_not_verbatim",
@@ -58,6 +65,7 @@ REASONS = (
     "model_unavailable",
     "model_abstained",
     "unclear_evidence",
+    "version_not_found",
     "model_ambiguous",
     "model_output_unusable",
     "uncited_answer",
@@ -107,6 +115,8 @@ def outcome_reason(outcome: Outcome) -> str | None:
         case Answered():
             return None
         case InsufficientEvidence(missing=missing):
+            if missing == VERSION_MISSING:
+                return "version_not_found"
             return "unclear_evidence" if missing == UNCLEAR else "model_abstained"
         case Ambiguous():
             return "model_ambiguous"

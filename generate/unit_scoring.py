@@ -74,12 +74,13 @@ class Weights:
     min_score: float = 1.022
     # Units whose score is this close to the best unit's are quoted with it: of the same
     # block (up to two), of another block (one) — when the scores cannot tell them apart,
-    # the answer shows both, each with its citation.
+    # the answer shows both, each with its citation. Hand-set, not fitted.
     same_block_margin: float = 0.1
     other_block_margin: float = 0.05
     # How far below ``min_score`` a unit of the asked type may score and still answer, when
     # another unit of its document clears ``min_score`` (but is not of that type).
-    same_document_slack: float = 0.15  # swept on dev: evals/reports/answerer_fit.md
+    # Hand-set, not fitted or swept (an earlier comment said "swept on dev"; it was not).
+    same_document_slack: float = 0.15
 
     def __post_init__(self) -> None:
         if (

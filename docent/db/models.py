@@ -1,4 +1,5 @@
-"""Tables. Alembic's ``0001_initial`` creates exactly these (a test compares them).
+"""Tables. Alembic's migrations (``0001_initial`` onward) create exactly these (a test
+compares them).
 
 Times are timezone-aware UTC. JSON columns hold lists and small objects only.
 """
@@ -8,7 +9,18 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, Date, DateTime, Float, ForeignKey, Integer, String, Text
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -99,6 +111,29 @@ class TraceRecord(Base):
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
 
 
+class Feedback(Base):
+    """An asker's verdict on their own ask: "this answered it" / "it did not", on the answer
+    as a whole or on one closest passage (``docent.db.feedback``).
+
+    ``chunk_id`` is ``""`` for the answer as a whole, not NULL: a unique key treats NULLs as
+    distinct, so one verdict per (trace, user, passage) would not hold for the answer itself.
+    """
+
+    __tablename__ = "feedback"
+    __table_args__ = (
+        UniqueConstraint("trace_id", "user_id", "chunk_id", name="uq_feedback_verdict"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    trace_id: Mapped[str] = mapped_column(ForeignKey("traces.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[str] = mapped_column(String(200))
+    verdict: Mapped[str] = mapped_column(String(20))  # answered | not_answered
+    chunk_id: Mapped[str] = mapped_column(String(1100), default="")
+    comment: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=utcnow, index=True
+    )
+
+
 class User(Base):
     __tablename__ = "users"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -122,6 +157,23 @@ class ApiToken(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class FailedSignIns(Base):
+    """Failed sign-ins of one account name or one client address (api/signin_throttle.py).
+
+    ``key`` is an HMAC of the scope and the name or address under the secret key: a password
+    typed into the name field is not kept in clear. A row goes when it no longer matters.
+    """
+
+    __tablename__ = "signin_throttle"
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    scope: Mapped[str] = mapped_column(String(10))  # account | address
+    failures: Mapped[int] = mapped_column(Integer, default=0)  # in the window from window_start
+    window_start: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    lockouts: Mapped[int] = mapped_column(Integer, default=0)  # in a row: the next one doubles
+    locked_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    last_failure: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
 
 
 class Handoff(Base):

@@ -8,8 +8,8 @@ from tests.api.conftest import ApiEnv
 from tests.api.corpus import SECRET
 
 KEYS = {
-    "outcome", "answer", "citations", "missing", "readings", "clarifying_question",
-    "reason_code", "handoff", "retrieved", "closest", "trace_id",
+    "outcome", "tier", "confidence", "answer", "citations", "missing", "readings",
+    "clarifying_question", "reason_code", "handoff", "retrieved", "closest", "trace_id",
 }  # fmt: skip
 
 

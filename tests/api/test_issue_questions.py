@@ -62,28 +62,55 @@ def client(tmp_path_factory: pytest.TempPathFactory, bundled_embedder: Any) -> I
         ("ada", "What's the daily allowance for food when I travel to Lisbon?", "€64"),
         ("ada", "Which EV charger at the office is the fastest?", "50 kW"),
         ("cy", "How much severance would I get if my role is made redundant?", "two weeks"),
-        ("cy", "What is the severance policy?", "two weeks"),
+        # The standard package's row, read as cells under their headers, states it too.
+        ("cy", "What is the severance policy?", ("two weeks", "Weeks per year of service: 2")),
         ("ada", "What was the refund window under the 2022 policy?", "14 days"),
+        # Tried in the browser (issue 26): its first excerpt held the answer while the
+        # question was handed back.
+        ("ada", "do I need a receipt for a 20 euro taxi?", "over €25"),
     ],
 )
-def test_each_question_gets_the_right_answer(
-    client: Any, user: str, question: str, expected: str
+def test_each_question_points_at_the_answer_first(
+    client: Any, user: str, question: str, expected: str | tuple[str, ...]
 ) -> None:
-    response = client(user, question)
+    """The first screen points at the answer: a checked answer that holds it, or — when the
+    answerer is not confident enough to say it — an excerpt of a closest passage that does.
+    Never a wrong answer."""
+    assert_points_at(client(user, question), expected)
+
+
+def assert_points_at(response: Any, expected: str | tuple[str, ...]) -> dict[str, Any]:
     assert response.status_code == 200, response.text
-    body = response.json()
-    assert body["outcome"] == "answered", body
-    assert expected in body["answer"]
-    assert body["citations"] and all(c["quote"] for c in body["citations"])
+    body: dict[str, Any] = response.json()
+    wording = (expected,) if isinstance(expected, str) else expected
+    if body["tier"] == "answer":
+        assert body["outcome"] == "answered", body
+        assert any(w in body["answer"] for w in wording), body
+        assert body["citations"] and all(c["quote"] for c in body["citations"])
+    else:
+        assert body["tier"] == "probably_here", body
+        assert body["answer"] is None
+        excerpts = [c["excerpt"] or "" for c in body["closest"]]
+        assert any(w in e for w in wording for e in excerpts), body
+    return body
 
 
-def test_the_question_the_ask_page_suggests_is_answered(client: Any) -> None:
+def test_a_version_before_the_current_one_is_answered_from_it_never_from_the_current(
+    client: Any,
+) -> None:
+    # Tried in the browser (issue 26): this got the current 30-day rule, unmarked.
+    body = client("ada", "what was the refund window before the 2025 refunds policy?").json()
+    assert body["tier"] == "answer" and "14 days" in body["answer"], body
+    statuses = {c["source"]: c["status"] for c in body["citations"]}
+    assert statuses["refunds-2022.md"] == "superseded"
+    assert body["answer"].startswith("Under the superseded version (effective 2022-04-01)")
+
+
+def test_the_question_the_ask_page_suggests_points_at_its_answer(client: Any) -> None:
     page = (ROOT / "web" / "templates" / "ask.html").read_text(encoding="utf-8")
     suggested = re.search(r'placeholder="e\.g\. ([^"]+)"', page)
     assert suggested, "the ask page suggests no question"
-    body = client("ada", suggested.group(1)).json()
-    assert body["outcome"] == "answered", body
-    assert "fully remotely" in body["answer"] and "two days a week" in body["answer"]
+    assert_points_at(client("ada", suggested.group(1)), "two days a week")
 
 
 def test_the_old_version_is_marked_and_the_current_rule_shown_beside_it(client: Any) -> None:
@@ -94,13 +121,18 @@ def test_the_old_version_is_marked_and_the_current_rule_shown_beside_it(client: 
     assert "Under the superseded version (effective 2022-04-01)" in body["answer"]
 
 
-def test_a_table_answer_carries_its_row_as_cells(client: Any) -> None:
+def test_a_table_row_is_shown_as_its_cells(client: Any) -> None:
     body = client("ada", "Which EV charger at the office is the fastest?").json()
-    (table,) = [c["table"] for c in body["citations"] if c["table"]]
-    assert table == {
-        "header": ["Space", "Charger", "Power", "Connector"],
-        "rows": [["B4", "ABB Terra DC", "50 kW", "CCS"]],
-    }
+    if body["tier"] == "answer":
+        (table,) = [c["table"] for c in body["citations"] if c["table"]]
+        assert table == {
+            "header": ["Space", "Charger", "Power", "Connector"],
+            "rows": [["B4", "ABB Terra DC", "50 kW", "CCS"]],
+        }
+    else:  # the row under its headers, first in its passage's excerpt
+        assert body["closest"][0]["nearest"] == (
+            "Space: B4; Charger: ABB Terra DC; Power: 50 kW; Connector: CCS"
+        )
 
 
 @pytest.mark.parametrize(

@@ -54,6 +54,14 @@ ROUTES: list[tuple[str, str, str, str, Any, Expected]] = [
     ("GET", "/api/handoffs", "/api/handoffs", "any", None, (200, 200, None)),
     (
         "POST",
+        "/api/feedback",
+        "/api/feedback",
+        "asker",
+        {"trace_id": "no-such-trace", "verdict": "answered"},
+        (404, 404, None),
+    ),
+    (
+        "POST",
         "/api/handoffs/{handoff_id}/close",
         "/api/handoffs/999999/close",
         "any",

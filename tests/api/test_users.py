@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,9 +21,11 @@ LEVELS = ("public", "employee", "confidential", "restricted")
 
 
 @pytest.fixture
-def sessions(database_url: str) -> sessionmaker[Session]:
+def sessions(database_url: str) -> Iterator[sessionmaker[Session]]:
     migrate(database_url)
-    return session_factory(make_engine(database_url))
+    engine = make_engine(database_url)
+    yield session_factory(engine)
+    engine.dispose()  # before ``pg_url`` drops the database under its pooled connection
 
 
 def test_users_tokens_and_revocation(sessions: sessionmaker[Session]) -> None:

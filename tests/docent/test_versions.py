@@ -11,8 +11,11 @@ from tests.render.builders import make_chunk
 @pytest.mark.parametrize(
     ("question", "request_"),
     [
-        ("What was the refund window under the 2022 policy?", VersionRequest(year=2022)),
-        ("What did the Team plan cost in the 2023 pricing?", VersionRequest(year=2023)),
+        (
+            "What was the refund window under the 2022 policy?",
+            VersionRequest(year=2022, dated=True),
+        ),
+        ("What did the Team plan cost in the 2023 pricing?", VersionRequest(year=2023, dated=True)),
         ("What was the old refund limit?", VersionRequest(older=True)),
         ("What were the rules before 2025?", VersionRequest(before=2025, older=True)),
         ("How many days of annual leave do I get?", None),

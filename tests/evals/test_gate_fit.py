@@ -14,7 +14,7 @@ from evals.answerer_fit import (
 )
 from evals.cases import Case
 from evals.metrics import Column
-from generate.answer_gate import AnswerGate
+from generate.answer_gate import AnswerGate, Signals
 
 
 def case(qid: str, stratum: str = "answerable") -> Case:
@@ -31,6 +31,10 @@ def test_the_logistic_fit_finds_the_signal_that_separates_and_ignores_noise() ->
     assert np.mean((decision > 0) == (y == 1)) > 0.85
 
 
+def signals(block: float, lead: float, margin: float) -> tuple[float, ...]:
+    return Signals(block=block, lead=lead, margin=margin).vector()
+
+
 def rows_and_columns() -> tuple[list[GateRow], dict[str, tuple[Case, Column]]]:
     right, wrong, ooc, unanswered = (
         case("right"),
@@ -39,9 +43,9 @@ def rows_and_columns() -> tuple[list[GateRow], dict[str, tuple[Case, Column]]]:
         case("held", "answerable"),
     )
     rows = [
-        GateRow(right, (0.7, 0.4, 0.3), "correct"),
-        GateRow(wrong, (0.3, 0.0, 0.01), "wrong"),
-        GateRow(ooc, (0.32, 0.02, 0.0), "wrong"),
+        GateRow(right, signals(0.7, 0.4, 0.3), "correct"),
+        GateRow(wrong, signals(0.3, 0.0, 0.01), "wrong"),
+        GateRow(ooc, signals(0.32, 0.02, 0.0), "wrong"),
     ]
     columns: dict[str, tuple[Case, Column]] = {
         "right": (right, "correct"),
@@ -66,10 +70,11 @@ def test_a_held_answer_is_an_abstention_on_a_must_answer_case_and_right_on_the_o
     assert opened == {qid: column for qid, (_, column) in columns.items()}
 
 
-def test_the_fit_gives_every_signal_a_positive_weight_here_and_none_when_nothing_differs() -> None:
+def test_the_fit_weighs_the_relative_signals_that_separate_and_none_when_nothing_differs() -> None:
     rows, _ = rows_and_columns()
     gate = fit_gate(rows * 5)
-    assert gate is not None and min(gate.block, gate.lead, gate.margin) > 0
+    # Only the relative signals are fitted; the absolute block relevance weighs 0.
+    assert gate is not None and min(gate.lead, gate.margin) > 0 and gate.block == 0.0
     assert fit_gate([r for r in rows if r.column == "wrong"]) is None
 
 

@@ -24,6 +24,7 @@ from evals.hostile import (
     table_asker,
     visible,
 )
+from generate.answer_gate import AnswerGate
 from generate.ask import Asker, ask_json
 from generate.extractive import ExtractiveGenerator
 from generate.testing import FixedSearcher
@@ -116,7 +117,9 @@ def test_an_injection_in_a_block_does_not_change_the_extractive_outcome() -> Non
 
     def ask(corpus: list[Hit], question: str) -> Any:
         searcher = FixedSearcher(corpus, top_k=10)
-        return Asker(searcher, ExtractiveGenerator(), None, budget_tokens=2000).ask(question, ANA)
+        # The gate open: injection must not change what the answerer drafts.
+        generator = ExtractiveGenerator(gate=AnswerGate(threshold=0.0))
+        return Asker(searcher, generator, None, budget_tokens=2000).ask(question, ANA)
 
     for question in (
         "How much can a support team lead approve for a refund?",

@@ -102,7 +102,7 @@ def _rewrite(path: Path, change: dict[str, object]) -> Path:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"format": 2}, "not a fit file of format 1"),
+        ({"format": 1}, "not a fit file of format 2"),
         ({"weights.lexical": None}, "'weights' fields differ: missing ['lexical']"),
         ({"gate.bias": 1.0}, "'gate' fields differ: missing [], unknown ['bias']"),
         ({"weights.block": "0.3"}, "'weights.block' must be a finite number, got '0.3'"),

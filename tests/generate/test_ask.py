@@ -124,6 +124,8 @@ def test_answered_ask_json_snapshot() -> None:
     body = ask_json(result)
     assert list(body) == [
         "outcome",
+        "tier",
+        "confidence",
         "answer",
         "citations",
         "missing",
@@ -300,8 +302,13 @@ def test_a_non_answer_offers_the_closest_current_passages_the_asker_may_read() -
     # read; the 2022 refunds policy is left out beside its successor.
     assert [c["id"] for c in body["closest"]] == ["refunds.md#2"]
     assert body["closest"][0]["status"] == "current"
-    # Each comes with its sentence nearest the question, verbatim from that passage.
-    assert body["closest"][0]["excerpt"] == "A support team lead may approve refunds up to €1,000."
+    # Each comes with its two units nearest the question, verbatim from that passage, the
+    # nearest first (marked for the reader).
+    assert body["closest"][0]["nearest"] == "A support team lead may approve refunds up to €1,000."
+    assert body["closest"][0]["excerpt"] == (
+        "A support team lead may approve refunds up to €1,000. … Refunds above €1,000 need "
+        "finance approval from the Finance Controller before they are paid."
+    )
     # An answer offers nothing: its citations are the passages to read.
     answered = ask_json(
         asker(FixedSearcher(corpus()), ExtractiveGenerator()).ask(

@@ -131,9 +131,10 @@ function renderAnswer(data, question) {
               : c.quote ? el("q", { class: "citation-quote", text: c.quote }) : null)))));
     const superseded = cites.some((c) => c.status !== "current");
     box.append(el("article", { class: "card answer" },
-      el("p", { class: "eyebrow", text: "Answer" }), answer,
+      el("p", { class: "eyebrow", text: data.confidence != null ? `Answer · checked against the documents · confidence ${Math.round(data.confidence * 100)}%` : "Answer · checked against the documents" }), answer,
       superseded ? el("div", { class: "alert alert-warn", role: "note" }, "Some sources are superseded or not yet in force — check their status before relying on them.") : null,
       el("h2", { class: "section-title small-title", text: "Sources" }), list,
+      data.tier === "answer" ? feedbackControls(data) : null,
       handoffOffer(data, question, true)));
   } else {
     const messages = {
@@ -141,23 +142,28 @@ function renderAnswer(data, question) {
       ambiguous: ["Your question could mean more than one thing.", data.clarifying_question || "Could you say which you mean?"],
       declined: ["Docent can't answer this one.", reasonText(data.reason_code)],
     };
-    const [title, detail] = messages[data.outcome] || ["No answer from the documents.", "The answer could not be checked against the documents."];
-    const card = el("article", { class: "card nonanswer" },
-      el("p", { class: "eyebrow", text: "No answer" }),
+    const [reasonTitle, detail] = messages[data.outcome] || ["No answer from the documents.", "The answer could not be checked against the documents."];
+    // The tier in words first (the CLI's wording: generate/cli.py TIER_LINES).
+    const probably = data.tier === "probably_here";
+    const title = probably ? "Not a checked answer: the answer is probably in these passages." : data.tier === "not_covered" && data.reason_code !== "version_not_found" ? "The documents you can read don't cover this." : reasonTitle;
+    const card = el("article", { class: `card nonanswer tier-${data.tier || "unknown"}` },
+      el("p", { class: "eyebrow", text: probably ? "Probably here" : "Not covered" }),
       el("h2", { class: "nonanswer-title", text: title }),
-      el("p", { text: detail }));
-    // Passages matched but none stated the answer: the server lists the closest the asker
-    // may read (`closest`), to point at them instead of saying nothing.
+      el("p", { class: "muted", text: probably ? `${reasonTitle} ${detail}` : detail }));
+    // Passages matched but none was quoted as a checked answer: the server lists the
+    // closest the asker may read (`closest`), the answer most probably among them.
     const closest = data.closest || [];
     if (closest.length) {
-      // Each with the sentence of it that came nearest the question: not a checked answer.
-      card.append(el("p", { class: "muted small", text: "Closest passages you can read, each with its nearest sentence (not a checked answer):" }),
+      // Each with its unit nearest the question, highlighted: not a checked answer.
+      card.append(el("p", { class: "muted small", text: "Read these first: each passage with its sentence nearest your question (not a checked answer):" }),
         el("ul", { class: "closest" }, closest.map((r) =>
           el("li", {},
-            el("a", { href: passageHref(r.id) }, (r.heading_path || []).join(" › ") || r.source),
+            el("a", { href: passageHref(r.id, r.nearest || undefined) }, (r.heading_path || []).join(" › ") || r.source),
             " ", el("code", { text: r.source }),
             r.status !== "current" ? [" ", badge(r.status)] : null,
-            r.excerpt ? el("blockquote", { class: "excerpt", text: r.excerpt }) : null))));
+            r.excerpt ? excerptEl(r) : null,
+            probably ? feedbackControls(data, r.id) : null))));
+      if (probably && data.trace_id) card.append(feedbackControls(data));
     }
     if (data.outcome === "ambiguous" && (data.readings || []).length) {
       card.append(el("p", { class: "muted small", text: "Did you mean:" }),
@@ -170,6 +176,15 @@ function renderAnswer(data, question) {
   box.focus();
 }
 
+// A closest passage's excerpt with its unit nearest the question marked.
+function excerptEl(r) {
+  const quote = el("blockquote", { class: "excerpt" });
+  const at = r.nearest ? r.excerpt.indexOf(r.nearest) : -1;
+  if (at < 0) { quote.textContent = r.excerpt; return quote; }
+  quote.append(r.excerpt.slice(0, at), el("mark", { text: r.nearest }), r.excerpt.slice(at + r.nearest.length));
+  return quote;
+}
+
 // What a non-answer says first, by its reason (the CLI's wording: generate/cli.py).
 function nonanswerTitle(data) {
   switch (data.reason_code) {
@@ -177,6 +192,8 @@ function nonanswerTitle(data) {
       return ["The documents don't cover this.", data.missing || "None of the passages you can read answer this question."];
     case "model_abstained":
       return ["No direct answer in the documents.", data.missing || "None of the passages found states an answer to this question."];
+    case "version_not_found":
+      return ["That version is not in the documents you can read.", "Only a later version is; its closest passages are below, for comparison."];
     case "unclear_evidence":
       return ["The documents don't answer this clearly.", data.missing || "None of the passages found stands out as the answer."];
     default:
@@ -207,6 +224,57 @@ function handoffOffer(data, question, quiet) {
     }
   });
   wrap.append(btn, note);
+  return wrap;
+}
+
+/* ---------- Feedback: did this answer it? (POST /api/feedback) ---------- */
+// One verdict per answer and passage; a second click replaces the first, so the buttons
+// stay. A comment typed after a click is sent again with the verdicts already given.
+const feedbackGiven = new Map(); // chunk id ("" for the answer itself) -> verdict
+
+async function sendFeedback(data, verdict, chunkId, status) {
+  const comment = document.getElementById("feedback-comment")?.value.trim() || null;
+  try {
+    await api("/api/feedback", { method: "POST", json: { trace_id: data.trace_id, verdict, chunk_id: chunkId || null, comment } });
+    feedbackGiven.set(chunkId || "", verdict);
+    status.textContent = "Thanks — noted.";
+    return true;
+  } catch (e) {
+    status.textContent = e.message;
+    return false;
+  }
+}
+
+// On an answer: "This answered it" / "It did not" and a comment field. With `chunkId` (a
+// closest passage): "This answered it" for that passage. Else (a "probably here" card):
+// "None of these" and the comment field.
+function feedbackControls(data, chunkId) {
+  if (!data.trace_id) return null;
+  const passage = chunkId ? (data.closest || []).find((r) => r.id === chunkId) : null;
+  const choices = chunkId ? [["answered", "This answered it"]]
+    : data.tier === "answer" ? [["answered", "This answered it"], ["not_answered", "It did not"]]
+    : [["not_answered", "None of these"]];
+  const status = el("span", { class: "feedback-status muted small", role: "status" });
+  const named = (label) => passage ? `${label}: ${(passage.heading_path || []).join(" › ") || passage.source}` : null;
+  const buttons = choices.map(([verdict, label]) =>
+    el("button", { type: "button", class: "btn btn-quiet btn-small", "aria-pressed": "false", "data-verdict": verdict, "aria-label": named(label) }, label));
+  buttons.forEach((btn) => btn.addEventListener("click", async () => {
+    btn.disabled = true;
+    if (await sendFeedback(data, btn.dataset.verdict, chunkId, status)) {
+      buttons.forEach((b) => b.setAttribute("aria-pressed", String(b === btn)));
+    }
+    btn.disabled = false;
+  }));
+  const question = chunkId ? null : data.tier === "answer" ? "Did this answer your question?" : "Not in these passages?";
+  const wrap = el("div", { class: "feedback", role: "group", "aria-label": question || "Did this passage answer your question?" },
+    question ? el("span", { class: "muted small", text: question }) : null, buttons, status);
+  if (chunkId) return wrap;
+  feedbackGiven.clear(); // a new card: nothing given on it yet
+  const comment = el("input", { id: "feedback-comment", type: "text", maxlength: "1000", autocomplete: "off" });
+  comment.addEventListener("change", () => {
+    feedbackGiven.forEach((verdict, id) => sendFeedback(data, verdict, id || undefined, status));
+  });
+  wrap.append(el("label", { class: "feedback-comment small", for: "feedback-comment" }, "Comment (optional)", comment));
   return wrap;
 }
 

@@ -1,0 +1,151 @@
+"""Record one corpus's cases for the transfer report (``evals/transfer.py``): every case
+(and its derived ``unretrieved`` twin) asked once with the answer gate open — the draft
+answer, graded, with the gate's signals — and once with it shut, to see what a non-answer
+shows first (the closest passages and their excerpts).
+
+    python -m evals.transfer_record --corpus NAME --data-dir DIR --cases CASES.jsonl \
+        --out ROWS.jsonl
+
+The data dir must already hold the corpus's index (``docent ingest`` or
+``python -m evals.baseline --data-dir``). One search per case; the rest is replayed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evals.cases import Case, normalise
+
+if TYPE_CHECKING:
+    from docent.wiring import Services
+
+
+def holds(expect: Sequence[str], text: str) -> bool:
+    """Every expected string in ``text`` (normalised as the grader compares)."""
+    body = normalise(text)
+    return bool(expect) and all(normalise(e) in body for e in expect)
+
+
+def first_screen(case: Case, held: Mapping[str, Any]) -> dict[str, bool]:
+    """Whether a non-answer's first screen shows the expected text: in an excerpt under a
+    closest passage, or anywhere in those passages' text (the asker must open them)."""
+    closest = held.get("closest") or []
+    texts = {r["id"]: r.get("text") or "" for r in held.get("retrieved") or []}
+    return {
+        "excerpt": any(holds(case.expect, str(c.get("excerpt") or "")) for c in closest),
+        "passages": any(holds(case.expect, texts.get(c["id"], "")) for c in closest),
+    }
+
+
+def record_case(services: Services, case: Case, grader: Any, corpus: str) -> dict[str, Any]:
+    from evals.runner import principal_for, replay_asker, replay_search
+    from generate.answer_gate import AnswerGate
+    from generate.ask import ask_json
+    from generate.extractive import ExtractiveGenerator
+
+    base = services.generator
+    weights = base.weights if isinstance(base, ExtractiveGenerator) else None
+    gate = base.gate if isinstance(base, ExtractiveGenerator) else AnswerGate()
+    opened = ExtractiveGenerator(weights=weights, gate=replace(gate, threshold=0.0))
+    shut = ExtractiveGenerator(weights=weights, gate=replace(gate, threshold=1.0))
+    replay = replay_search(services, case)
+    threshold = services.settings.relevance_threshold
+    principal = principal_for(case)
+    draft = replay_asker(services, replay, opened).ask(case.q, principal, threshold=threshold)
+    draft_json = ask_json(draft)
+    column, _, leaks = grader.grade_output(case, draft_json)
+    raw = json.loads(draft.generation.raw_output) if draft.generation else {}
+    held = replay_asker(services, replay, shut).ask(case.q, principal, threshold=threshold)
+    held_json = ask_json(held)
+    units: dict[str, list[str]] = {}
+    for cid, text in held.generation.pointers if held.generation else ():
+        units.setdefault(cid, []).append(text)
+    # A past-version answer (or any answer drafted without the gate) is shown whatever the
+    # gate says: it carries no signals.
+    signals = (raw.get("answer_gate") or {}).get("signals")
+    return {
+        "corpus": corpus,
+        "qid": case.qid,
+        "stratum": case.stratum,
+        "phrasing": case.phrasing,
+        "split": case.split,
+        "must_answer": case.must_answer,
+        "draft_outcome": draft_json["outcome"],
+        "draft_column": column,
+        "leaks": len(leaks),
+        "signals": signals if draft_json["outcome"] == "answered" else None,
+        "gated": bool(signals) and draft_json["outcome"] == "answered",
+        "held_outcome": held_json["outcome"],
+        "held_tier": held_json["tier"],
+        "first_screen": first_screen(case, held_json) if case.must_answer else None,
+        # Every readable passage by rank, with whether each of its units (best first)
+        # holds the expected text, and its place in the answerer's order: what the report
+        # needs to compare excerpt and ordering choices without asking again.
+        "passages": [
+            {
+                "id": hit.chunk.chunk_id,
+                "status": hit.chunk.status,
+                "order": list(units).index(hit.chunk.chunk_id)
+                if hit.chunk.chunk_id in units
+                else 99,
+                "units": [holds(case.expect, t) for t in units.get(hit.chunk.chunk_id, [])[:4]],
+                "text": holds(case.expect, hit.chunk.text),
+            }
+            for hit in sorted(held.hits, key=lambda h: h.rank)
+        ]
+        if case.must_answer
+        else None,
+        "retrieved_hold": [holds(case.expect, r["text"]) for r in held_json["retrieved"]]
+        if case.must_answer
+        else None,
+    }
+
+
+def record(services: Services, cases: Sequence[Case], corpus: str) -> list[dict[str, Any]]:
+    from evals.runner import Grader, chunk_refs, with_unretrieved
+
+    chunks = chunk_refs(services)
+    grader = Grader(chunks, services.settings.access_levels)
+    every = with_unretrieved(cases, chunks)
+    rows = []
+    for n, case in enumerate(every, start=1):
+        rows.append(record_case(services, case, grader, corpus))
+        if n % 50 == 0:
+            print(f"{corpus}: {n}/{len(every)}", file=sys.stderr, flush=True)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", required=True)
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--cases", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+    from docent.settings import Settings
+    from docent.wiring import Services
+    from evals.cases import load_cases
+
+    services = Services(Settings(data_dir=args.data_dir))
+    cases = load_cases(args.cases, services.settings.access_levels)
+    rows = record(services, cases, args.corpus)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(f"{len(rows)} rows -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

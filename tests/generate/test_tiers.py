@@ -1,0 +1,124 @@
+"""What the asker sees first: a checked answer, the passages the answer is probably in, or
+that the documents they may read do not cover the question — with the calibrated
+probability, over a real in-memory searcher and the real extractive backend."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from docent.contracts import TIER_ANSWER, TIER_NOT_COVERED, TIER_PROBABLY_HERE, Hit, Principal
+from docent.versions import VersionRequest, version_missing, version_request
+from generate.answer_gate import AnswerGate
+from generate.ask import Asker, ask_json
+from generate.extractive import ExtractiveGenerator
+from generate.testing import FixedSearcher
+from tests.render.builders import make_hit
+
+EMPLOYEE = Principal("ana", "employee", frozenset())
+LEAVE = (
+    "Full-time employees receive 25 days of paid annual leave per calendar year. "
+    "Part-time employees receive leave pro rata to their contracted hours. "
+    "Leave requests go through the HR portal."
+)
+
+
+def leave_hits() -> list[Hit]:
+    return [
+        make_hit(
+            "handbook.md#2",
+            LEAVE,
+            score=0.8,
+            heading_path=("Employee Handbook", "Annual leave"),
+            effective_date=date(2025, 1, 1),
+            best_sentence="Leave requests go through the HR portal.",
+        ),
+        make_hit(
+            "handbook.md#5",
+            "Expense claims are filed within 30 days of the purchase.",
+            score=0.5,
+            heading_path=("Employee Handbook", "Expenses"),
+            effective_date=date(2025, 1, 1),
+        ),
+    ]
+
+
+def ask(hits: list[Hit], question: str, gate: AnswerGate) -> dict[str, object]:
+    asker = Asker(FixedSearcher(hits), ExtractiveGenerator(gate=gate), None, budget_tokens=2000)
+    return ask_json(asker.ask(question, EMPLOYEE))
+
+
+QUESTION = "How many days of paid annual leave do full-time employees get?"
+
+
+def test_a_checked_answer_above_the_bar_is_tier_answer_with_its_probability() -> None:
+    body = ask(leave_hits(), QUESTION, AnswerGate(threshold=0.0))
+    assert body["outcome"] == "answered" and body["tier"] == TIER_ANSWER
+    assert isinstance(body["confidence"], float) and 0.0 <= body["confidence"] <= 1.0
+    assert "25 days" in str(body["answer"]) and body["closest"] == []
+
+
+def test_a_draft_below_the_bar_points_at_its_passage_with_the_unit_it_chose() -> None:
+    body = ask(leave_hits(), QUESTION, AnswerGate(threshold=1.0))  # nothing clears it
+    assert body["outcome"] == "insufficient_evidence"
+    assert body["tier"] == TIER_PROBABLY_HERE
+    assert body["reason_code"] == "unclear_evidence"
+    assert isinstance(body["confidence"], float) and body["confidence"] < 1.0
+    closest = body["closest"]
+    assert isinstance(closest, list) and closest[0]["id"] == "handbook.md#2"
+    # The answerer's own pick in that passage, not the reranker's nearest sentence.
+    assert closest[0]["excerpt"].startswith("Full-time employees receive 25 days")
+
+
+def test_nothing_readable_matched_is_not_covered() -> None:
+    body = ask([], QUESTION, AnswerGate(threshold=0.0))
+    assert body["tier"] == TIER_NOT_COVERED and body["closest"] == []
+    assert body["confidence"] is None
+    assert body["reason_code"] == "below_threshold"
+
+
+def test_hidden_passages_never_make_a_question_probably_here() -> None:
+    hidden = [
+        make_hit("salary.md#1", "Band L5 pays €92,000.", score=0.9, access_level="confidential")
+    ]
+    body = ask(hidden, "What does band L5 pay?", AnswerGate(threshold=0.0))
+    assert body["tier"] == TIER_NOT_COVERED and body["closest"] == []
+    assert "92,000" not in str(body)
+
+
+def test_a_version_named_by_date_that_is_not_indexed_is_never_answered_by_the_current_rule() -> (
+    None
+):
+    body = ask(
+        leave_hits(),
+        "How many days of annual leave did full-time employees get before the 2025 handbook?",
+        AnswerGate(threshold=0.0),
+    )
+    assert body["outcome"] == "insufficient_evidence"
+    assert body["reason_code"] == "version_not_found"
+    assert body["tier"] == TIER_NOT_COVERED
+    assert body["answer"] is None
+    # The current passage is still offered, for comparison, never as the answer.
+    assert [c["id"] for c in body["closest"]][0] == "handbook.md#2"
+
+
+def test_a_question_naming_a_year_as_an_event_is_answered_as_usual() -> None:
+    body = ask(
+        leave_hits(),
+        "I joined in 2019, how many days of paid annual leave do full-time employees get?",
+        AnswerGate(threshold=0.0),
+    )
+    assert body["outcome"] == "answered" and "25 days" in str(body["answer"])
+
+
+def test_which_requests_name_a_missing_version() -> None:
+    current = leave_hits()[0].chunk
+    before = version_request("What was the refund window before the 2025 refunds policy?")
+    assert before == VersionRequest(before=2025, older=True)
+    assert version_missing(before, current)
+    assert not version_missing(VersionRequest(before=2026, older=True), current)
+    dated = version_request("What did the 2019 terms say about ads?")
+    assert dated is not None and dated.dated and version_missing(dated, current)
+    event = version_request("been here since 2019, how many holidays do I get in the handbook?")
+    assert event is not None and not event.dated and not version_missing(event, current)
+    assert not version_missing(VersionRequest(older=True), current)  # "the old rule": no date
+    assert version_request("how many days until the 2026 holidays") is None
