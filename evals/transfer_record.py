@@ -137,8 +137,11 @@ def main(argv: list[str] | None = None) -> int:
     from evals.cases import load_cases
 
     services = Services(Settings(data_dir=args.data_dir))
-    cases = load_cases(args.cases, services.settings.access_levels)
-    rows = record(services, cases, args.corpus)
+    try:
+        cases = load_cases(args.cases, services.settings.access_levels)
+        rows = record(services, cases, args.corpus)
+    finally:
+        services.close()  # the embedded index has one owner at a time
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as handle:
         for row in rows:

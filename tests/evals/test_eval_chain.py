@@ -18,6 +18,7 @@ from docent.wiring import Services
 from evals.cli import register
 from evals.fingerprint import prompt_hash
 from evals.results import meta_path, read_results
+from generate.answer_gate import SIGNALS
 from generate.answerer_file import load_fit
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -326,3 +327,22 @@ def test_fit_answerer_fits_a_file_without_splits_whole(
         f"Answerer fit on all cases (no split field) of own-dev.jsonl: {len(lines)} cases"
     )
     assert load_fit(fit).fitted_on.startswith(f"own-dev.jsonl, all cases, {len(lines)} cases")
+
+
+def test_transfer_record_asks_each_case_with_the_gate_open_and_shut(
+    cli_env: Path, cases_file: Path, workdir: Path
+) -> None:
+    from evals.transfer_record import main as record_main
+
+    out = workdir / "transfer" / "rows.jsonl"
+    argv = ["--corpus", "sub", "--data-dir", str(cli_env), "--cases", str(cases_file)]
+    assert record_main([*argv, "--out", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    written = sum(1 for line in cases_file.read_text(encoding="utf-8").splitlines() if line)
+    assert len(rows) >= written  # each case, and the unretrieved twins derived from them
+    assert {r["corpus"] for r in rows} == {"sub"}
+    drafts = [r for r in rows if r["gated"]]
+    assert drafts and all(set(r["signals"]) == set(SIGNALS) for r in drafts)
+    # With the gate shut nothing is answered: every case shows its tier and what it offers.
+    assert {r["held_tier"] for r in rows} <= {"probably_here", "not_covered"}
+    assert all(r["first_screen"] is not None for r in rows if r["must_answer"])
