@@ -4,6 +4,7 @@ whitespace/quote normalisation used for "appears verbatim"."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -61,13 +62,20 @@ def stem(word: str) -> str:
 
 def content_words(text: str) -> set[str]:
     """Stemmed words of ``text`` that carry meaning (stop words and 1-letter words out)."""
+    return set(_content_words(text))
+
+
+# One ask reads the same units' words many times (scoring, companions, checks): measured
+# ~3,000 stem calls and 18 of 23 ms of the extractive answer on the real corpus.
+@functools.lru_cache(maxsize=16384)
+def _content_words(text: str) -> frozenset[str]:
     out: set[str] = set()
     for match in _WORD.finditer(text):
         word = match.group(0).lower().replace(",", "")
         if word in STOP_WORDS or (len(word) < 2 and not word.isdigit()):
             continue
         out.add(stem(word))
-    return out
+    return frozenset(out)
 
 
 def split_sentences(text: str) -> tuple[str, ...]:
