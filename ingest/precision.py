@@ -19,11 +19,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 log = logging.getLogger(__name__)
 
@@ -141,30 +142,45 @@ def machine_key(
 
 
 def load_calibration(cache: Path, key: str) -> Calibration | None:
+    entry = read_machine_entry(cache, key)
     try:
-        entry = json.loads(cache.read_text())[key]
         return Calibration(float(entry["fp32_per_s"]), float(entry["bf16_per_s"]))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (KeyError, TypeError, ValueError):
         return None
 
 
 def save_calibration(cache: Path, key: str, calibration: Calibration) -> None:
-    """Add this machine's calibration to the cache file; a cache that cannot be written only
-    means the next start calibrates again."""
+    write_machine_entry(cache, key, asdict(calibration), "the embedding calibration")
+
+
+def read_machine_entry(cache: Path, key: str) -> dict[str, Any]:
+    """One machine's entry of a per-machine cache file (a JSON object keyed by
+    ``machine_key``); empty when the file or the entry is missing or not an object."""
+    try:
+        entry = json.loads(cache.read_text())[key]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return entry if isinstance(entry, dict) else {}
+
+
+def write_machine_entry(cache: Path, key: str, entry: dict[str, Any], what: str) -> None:
+    """Add this machine's entry to a per-machine cache file; a cache that cannot be written
+    only means the next start measures again (logged, naming ``what``)."""
     try:
         entries = json.loads(cache.read_text()) if cache.is_file() else {}
         if not isinstance(entries, dict):
             entries = {}
     except (OSError, ValueError):
         entries = {}
-    entries[key] = asdict(calibration)
+    entries[key] = entry
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(".tmp")
-        tmp.write_text(json.dumps(entries, indent=1, sort_keys=True))
-        tmp.replace(cache)
+        # Per process: two processes calibrating at once never write into one staging file.
+        staging = cache.with_name(f".{cache.name}.{os.getpid()}")
+        staging.write_text(json.dumps(entries, indent=1, sort_keys=True))
+        staging.replace(cache)
     except OSError as exc:
-        log.warning("could not cache the embedding calibration in %s: %s", cache, exc)
+        log.warning("could not cache %s in %s: %s", what, cache, exc)
 
 
 def time_precisions(

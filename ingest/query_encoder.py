@@ -25,7 +25,6 @@ shares one; ``<data_dir>/cache/onnx`` when that folder cannot be written.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 import statistics
@@ -53,7 +52,12 @@ from ingest.onnx_encoder import (
     load_tokenizer,
     pipeline_problem,
 )
-from ingest.precision import machine_key, read_cpu_flags
+from ingest.precision import (
+    machine_key,
+    read_cpu_flags,
+    read_machine_entry,
+    write_machine_entry,
+)
 
 log = logging.getLogger(__name__)
 
@@ -258,35 +262,16 @@ def _calibrate(
             return found, True
     timing = time_encoders(embedder.embed, encoder.embed)
     if cache is not None:
-        _save(cache, key, timing)
+        write_machine_entry(cache, key, asdict(timing), "the query encoder calibration")
     return timing, False
 
 
 def _load(cache: Path, key: str) -> EncoderTiming | None:
+    entry = read_machine_entry(cache, key)
     try:
-        entry = json.loads(cache.read_text())[key]
         return EncoderTiming(float(entry["torch_ms"]), float(entry["onnx_ms"]))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (KeyError, TypeError, ValueError):
         return None
-
-
-def _save(cache: Path, key: str, timing: EncoderTiming) -> None:
-    """Add this machine's timing to the cache file; one that cannot be written only means
-    the next start calibrates again."""
-    try:
-        entries = json.loads(cache.read_text()) if cache.is_file() else {}
-        if not isinstance(entries, dict):
-            entries = {}
-    except (OSError, ValueError):
-        entries = {}
-    entries[key] = asdict(timing)
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        staging = cache.with_name(f".{cache.name}.{os.getpid()}")
-        staging.write_text(json.dumps(entries, indent=1, sort_keys=True))
-        staging.replace(cache)
-    except OSError as exc:
-        log.warning("could not cache the query encoder calibration in %s: %s", cache, exc)
 
 
 # One choice per embedder object and mode: tests and benchmarks build many ``Services`` over
