@@ -222,14 +222,15 @@ CLOSEST_PASSAGES = 3  # offered to read when passages matched but none was quote
 EXCERPT_CHARS = 300  # a longer closest sentence is cut at a word, with an ellipsis
 
 
-def tier_of(result: AskResult) -> str:
-    """What the asker sees first: a checked answer, the passages the answer is probably in,
-    or that the documents they may read do not cover the question."""
+def tier_of(result: AskResult, closest: Sequence[Closest]) -> str:
+    """What the asker sees first: a checked answer, the passages the answer is probably in
+    (``closest``, from ``closest_passages(result)``), or that the documents they may read do
+    not cover the question."""
     if isinstance(result.outcome, Answered):
         return TIER_ANSWER
     if result.reason == "version_not_found":
         return TIER_NOT_COVERED  # the passages hold a later version, not the one asked
-    return TIER_PROBABLY_HERE if closest_passages(result) else TIER_NOT_COVERED
+    return TIER_PROBABLY_HERE if closest else TIER_NOT_COVERED
 
 
 def confidence_of(result: AskResult) -> float | None:
@@ -309,9 +310,10 @@ def closest_passages(result: AskResult) -> list[Closest]:
 def ask_json(result: AskResult) -> dict[str, Any]:
     """The ``ask --json`` / ``POST /api/ask`` shape (DESIGN "Interfaces"); absent fields null."""
     outcome = result.outcome
+    closest = closest_passages(result)
     body: dict[str, Any] = {
         "outcome": outcome.kind,
-        "tier": tier_of(result),
+        "tier": tier_of(result, closest),
         "confidence": confidence_of(result),
         "answer": None,
         "citations": None,
@@ -341,7 +343,7 @@ def ask_json(result: AskResult) -> dict[str, Any]:
                 "nearest": c.nearest,
                 "excerpt": c.excerpt,
             }
-            for c in closest_passages(result)
+            for c in closest
         ],
         "trace_id": result.trace_id,
     }

@@ -63,7 +63,8 @@ def human(result: AskResult) -> str:
     from generate.ask import closest_passages, confidence_of, tier_of
 
     outcome = result.outcome
-    tier = tier_of(result)
+    closest = closest_passages(result)
+    tier = tier_of(result, closest)
     confidence = confidence_of(result)
     said = f"; confidence {confidence:.0%}" if confidence is not None else ""
     lines: list[str] = [TIER_LINES[tier].format(confidence=said)]
@@ -88,7 +89,6 @@ def human(result: AskResult) -> str:
         case Declined(reason_code=code):
             why = result.reason or code
             lines.append(f"  Docent will not answer this: {REASONS.get(why, REASONS[code])}.")
-    closest = closest_passages(result)
     if closest:
         lines.append("Closest passages (the nearest sentence of each, not a checked answer):")
         for passage in closest:
