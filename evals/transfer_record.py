@@ -25,6 +25,7 @@ from evals.cases import Case, normalise
 
 if TYPE_CHECKING:
     from docent.wiring import Services
+    from generate.extractive import ExtractiveGenerator
 
 
 def holds(expect: Sequence[str], text: str) -> bool:
@@ -44,17 +45,19 @@ def first_screen(case: Case, held: Mapping[str, Any]) -> dict[str, bool]:
     }
 
 
-def record_case(services: Services, case: Case, grader: Any, corpus: str) -> dict[str, Any]:
+def record_case(
+    services: Services,
+    case: Case,
+    grader: Any,
+    corpus: str,
+    gates: tuple[ExtractiveGenerator, ExtractiveGenerator],
+) -> dict[str, Any]:
+    """One case: one search, then the draft with the gate open and what shows with it shut
+    (``gates``, from ``open_and_shut``)."""
     from evals.runner import principal_for, replay_asker, replay_search
-    from generate.answer_gate import AnswerGate
     from generate.ask import ask_json
-    from generate.extractive import ExtractiveGenerator
 
-    base = services.generator
-    weights = base.weights if isinstance(base, ExtractiveGenerator) else None
-    gate = base.gate if isinstance(base, ExtractiveGenerator) else AnswerGate()
-    opened = ExtractiveGenerator(weights=weights, gate=replace(gate, threshold=0.0))
-    shut = ExtractiveGenerator(weights=weights, gate=replace(gate, threshold=1.0))
+    opened, shut = gates
     replay = replay_search(services, case)
     threshold = services.settings.relevance_threshold
     principal = principal_for(case)
@@ -108,15 +111,31 @@ def record_case(services: Services, case: Case, grader: Any, corpus: str) -> dic
     }
 
 
+def open_and_shut(services: Services) -> tuple[ExtractiveGenerator, ExtractiveGenerator]:
+    """The deployment's extractive answerer with its gate open (every draft answers) and
+    shut (none does)."""
+    from generate.answer_gate import AnswerGate
+    from generate.extractive import ExtractiveGenerator
+
+    base = services.generator
+    weights = base.weights if isinstance(base, ExtractiveGenerator) else None
+    gate = base.gate if isinstance(base, ExtractiveGenerator) else AnswerGate()
+    return (
+        ExtractiveGenerator(weights=weights, gate=replace(gate, threshold=0.0)),
+        ExtractiveGenerator(weights=weights, gate=replace(gate, threshold=1.0)),
+    )
+
+
 def record(services: Services, cases: Sequence[Case], corpus: str) -> list[dict[str, Any]]:
     from evals.runner import Grader, chunk_refs, with_unretrieved
 
     chunks = chunk_refs(services)
     grader = Grader(chunks, services.settings.access_levels)
     every = with_unretrieved(cases, chunks)
+    gates = open_and_shut(services)
     rows = []
     for n, case in enumerate(every, start=1):
-        rows.append(record_case(services, case, grader, corpus))
+        rows.append(record_case(services, case, grader, corpus, gates))
         if n % 50 == 0:
             print(f"{corpus}: {n}/{len(every)}", file=sys.stderr, flush=True)
     return rows
