@@ -268,13 +268,12 @@ def register(app: typer.Typer) -> None:
             choose_min_score,
             fit_conditional_logit,
             fit_report,
-            gate_rows,
-            gate_section,
             min_score_grid,
             sweep_min_score,
             top1_accuracy,
         )
         from evals.cases import select_split
+        from evals.gate_fit import gate_rows, gate_section
         from evals.runner import chunk_refs, with_unretrieved
 
         if split == "test":

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from evals.answerer_fit import gate_from
+from evals.gate_fit import gate_from
 from evals.metrics import wilson
 from generate.answer_gate import FITTED_SIGNALS, SIGNALS, AnswerGate, Signals
 

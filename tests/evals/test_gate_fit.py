@@ -4,7 +4,8 @@ threshold rule (fewer wrong answers, at most ``max_answer_loss`` of the right on
 import numpy as np
 import pytest
 
-from evals.answerer_fit import (
+from evals.cases import Case
+from evals.gate_fit import (
     GateRow,
     answerable_correct,
     choose_gate_threshold,
@@ -12,7 +13,6 @@ from evals.answerer_fit import (
     fit_logistic,
     gated_columns,
 )
-from evals.cases import Case
 from evals.metrics import Column
 from generate.answer_gate import AnswerGate, Signals
 
