@@ -12,7 +12,7 @@ from generate.checks import verify
 from generate.extractive import ExtractiveGenerator
 from generate.reasons import UNCLEAR, outcome_reason
 from generate.text import content_words
-from generate.unit_scoring import score_unit, units_of
+from generate.unit_scoring import Scored, score_unit, units_of
 from render.prompt import render
 from tests.render.builders import make_hit
 
@@ -101,14 +101,16 @@ def test_the_trace_shows_the_signals_the_gate_read() -> None:
     assert signals["block"] == pytest.approx(0.33) and signals["lead"] == pytest.approx(0.01)
 
 
+def scored_units(hits: list[Hit]) -> list[Scored]:
+    """Every unit of ``hits`` as the answerer scores it for ``QUESTION``."""
+    words, expectation = content_words(QUESTION), expect(QUESTION)
+    weights = ExtractiveGenerator().weights
+    return [score_unit(u, words, expectation, weights) for h in hits for u in units_of(h)]
+
+
 def test_signals_read_the_lead_of_the_best_block_and_unit() -> None:
     hits = standout()
-    words, expectation = content_words(QUESTION), expect(QUESTION)
-    scored = [
-        score_unit(u, words, expectation, ExtractiveGenerator().weights)
-        for h in hits
-        for u in units_of(h)
-    ]
+    scored = scored_units(hits)
     best = max(scored, key=lambda s: s.score)
     signals = case_signals(best, scored, scored)
     assert signals.block == pytest.approx(0.7)
@@ -118,11 +120,7 @@ def test_signals_read_the_lead_of_the_best_block_and_unit() -> None:
 
 
 def test_a_single_block_leads_by_its_own_relevance() -> None:
-    hits = standout()[:1]
-    words, expectation = content_words(QUESTION), expect(QUESTION)
-    scored = [
-        score_unit(u, words, expectation, ExtractiveGenerator().weights) for u in units_of(hits[0])
-    ]
+    scored = scored_units(standout()[:1])
     best = max(scored, key=lambda s: s.score)
     signals = case_signals(best, scored, scored)
     assert signals.lead == pytest.approx(0.7) and signals.margin == pytest.approx(best.score)
@@ -147,13 +145,7 @@ def test_absolute_levels_are_recorded_but_weigh_nothing(field: str) -> None:
 
 
 def test_relative_signals_read_the_unit_within_its_pool_block_and_legs() -> None:
-    hits = standout()
-    words, expectation = content_words(QUESTION), expect(QUESTION)
-    scored = [
-        score_unit(u, words, expectation, ExtractiveGenerator().weights)
-        for h in hits
-        for u in units_of(h)
-    ]
+    scored = scored_units(standout())
     best = max(scored, key=lambda s: s.score)
     signals = case_signals(best, scored, scored)
     own = [s.score for s in scored if s.unit.hit is best.unit.hit and s is not best]
