@@ -4,6 +4,7 @@ the API tests; each user signs in with a real API token."""
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -128,3 +129,34 @@ def make_env(tmp_path: Path, hashing_embedder: Any) -> Iterator[Callable[..., Ap
     yield make
     for services in made:
         services.close()
+
+
+PROJECT_LOGGERS = ("docent", "api", "generate", "retrieval", "ingest")
+
+
+class LogLines(logging.Handler):
+    """Every record the project's loggers write (they do not all propagate to caplog's
+    root), each as its message and its attributes."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage() + " " + repr(record.__dict__))
+
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+@pytest.fixture
+def docent_logs() -> Iterator[LogLines]:
+    handler = LogLines()
+    loggers = [logging.getLogger(name) for name in PROJECT_LOGGERS]
+    for logger in loggers:
+        logger.addHandler(handler)
+    try:
+        yield handler
+    finally:
+        for logger in loggers:
+            logger.removeHandler(handler)

@@ -4,18 +4,16 @@ HTTP as a fixed message with the request id, and the vendor's text only reaches 
 
 from __future__ import annotations
 
-import logging
 import re
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
 from docent.wiring import Services
-from tests.api.conftest import ApiEnv, build_settings
+from tests.api.conftest import ApiEnv, LogLines, build_settings
 from tests.api.test_documents import GOOD, upload
 
 # What a vendor's message carries that a body must not: hosts, ports, paths, SQL, class names.
@@ -42,33 +40,8 @@ def assert_ours(text: str, *also: str, class_names: bool = False) -> None:
         assert word not in text
 
 
-class _Lines(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-    def text(self) -> str:
-        return "\n".join(f"{r.getMessage()} {r.__dict__}" for r in self.records)
-
-
-@pytest.fixture
-def logged() -> Iterator[_Lines]:
-    handler = _Lines()
-    loggers = [logging.getLogger(n) for n in ("docent", "ingest", "retrieval", "api")]
-    for logger in loggers:
-        logger.addHandler(handler)
-    try:
-        yield handler
-    finally:
-        for logger in loggers:
-            logger.removeHandler(handler)
-
-
 def test_a_vector_index_held_by_another_instance(
-    make_env: Callable[..., ApiEnv], hashing_embedder: object, logged: _Lines
+    make_env: Callable[..., ApiEnv], hashing_embedder: object, docent_logs: LogLines
 ) -> None:
     env = make_env()
     holder = Services(env.services.settings, embedder=hashing_embedder)  # type: ignore[arg-type]
@@ -81,12 +54,14 @@ def test_a_vector_index_held_by_another_instance(
         assert error["request_id"] == asked.headers["X-Request-ID"]
         assert_ours(asked.text, str(env.services.settings.data_dir))
         # The vendor's own words are in the log, beside that request id.
-        assert str(env.services.settings.data_dir) in logged.text()
+        assert str(env.services.settings.data_dir) in docent_logs.text()
     finally:
         holder.close()
 
 
-def test_a_redis_that_nobody_listens_for(make_env: Callable[..., ApiEnv], logged: _Lines) -> None:
+def test_a_redis_that_nobody_listens_for(
+    make_env: Callable[..., ApiEnv], docent_logs: LogLines
+) -> None:
     port = closed_port()
     env = make_env(broker_url=f"redis://127.0.0.1:{port}/0")
     response = upload(env, "eddie", [("bikes.md", GOOD)])
@@ -104,11 +79,11 @@ def test_a_redis_that_nobody_listens_for(make_env: Callable[..., ApiEnv], logged
     ready = env.client.get("/readyz")
     assert ready.status_code == 503 and ready.json()["down"] == ["broker"]
     assert_ours(ready.text, str(port), class_names=True)
-    assert str(port) in logged.text()
+    assert str(port) in docent_logs.text()
 
 
 def test_a_postgresql_that_refuses_the_connection(
-    tmp_path: Path, hashing_embedder: object, logged: _Lines
+    tmp_path: Path, hashing_embedder: object, docent_logs: LogLines
 ) -> None:
     port = closed_port()
     url = f"postgresql+psycopg://docent:hunter2@127.0.0.1:{port}/docent"
@@ -133,5 +108,5 @@ def test_a_postgresql_that_refuses_the_connection(
             assert_ours(ready.text, str(port), "hunter2", class_names=True)
     finally:
         services.close()
-    assert str(port) in logged.text()
-    assert "hunter2" not in logged.text()
+    assert str(port) in docent_logs.text()
+    assert "hunter2" not in docent_logs.text()

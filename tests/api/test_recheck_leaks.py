@@ -14,7 +14,7 @@ from urllib.parse import quote
 import pytest
 
 from ingest.embedding import HashingEmbedder
-from tests.api.conftest import ApiEnv
+from tests.api.conftest import ApiEnv, LogLines
 from tests.api.leaky_asker import (
     ALWAYS_VISIBLE,
     ANSWERS,
@@ -41,29 +41,10 @@ def leak_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiEnv]:
         env.services.close()
 
 
-class Lines(logging.Handler):
-    """Every record the project's loggers write (they do not all propagate to the root)."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage() + " " + repr(record.__dict__))
-
-
 @pytest.fixture
-def log_lines(caplog: pytest.LogCaptureFixture) -> Iterator[Lines]:
+def log_lines(caplog: pytest.LogCaptureFixture, docent_logs: LogLines) -> LogLines:
     caplog.set_level(logging.DEBUG)
-    handler = Lines()
-    loggers = [logging.getLogger(n) for n in ("docent", "api", "generate", "retrieval", "ingest")]
-    for logger in loggers:
-        logger.addHandler(handler)
-    try:
-        yield handler
-    finally:
-        for logger in loggers:
-            logger.removeHandler(handler)
+    return docent_logs
 
 
 def seen(response: object) -> str:
@@ -75,7 +56,7 @@ def seen(response: object) -> str:
 @pytest.mark.parametrize(("who", "first"), cases())
 def test_nothing_the_asker_may_not_read_reaches_them(
     leak_env: ApiEnv,
-    log_lines: Lines,
+    log_lines: LogLines,
     caplog: pytest.LogCaptureFixture,
     who: str,
     first: str,

@@ -4,9 +4,8 @@ bodies, forged credentials. Each test is an attack that must fail."""
 
 from __future__ import annotations
 
-import logging
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -16,7 +15,7 @@ from fastapi.testclient import TestClient
 from api.users import add_user, issue_token, revoke
 from docent.db.session import session_scope
 from ingest.metadata import doc_id_for
-from tests.api.conftest import ApiEnv
+from tests.api.conftest import ApiEnv, LogLines
 from tests.api.corpus import SECRET, USERS, ingest_corpus, write_corpus
 from tests.api.test_documents import upload
 
@@ -30,29 +29,6 @@ NO_LEGAL = "rt-nolegal"  # confidential asker and editor, no groups
 def assert_clean(text: str, canaries: tuple[str, ...] = CANARIES) -> None:
     for canary in canaries:
         assert canary not in text, f"leaked {canary!r}"
-
-
-class _Collect(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage() + " " + repr(record.__dict__))
-
-
-@pytest.fixture
-def docent_logs() -> Iterator[_Collect]:
-    """Everything the ``docent`` loggers write (they do not propagate to caplog's root)."""
-    handler = _Collect()
-    loggers = [logging.getLogger(n) for n in ("docent", "api", "generate", "retrieval", "ingest")]
-    for logger in loggers:
-        logger.addHandler(handler)
-    try:
-        yield handler
-    finally:
-        for logger in loggers:
-            logger.removeHandler(handler)
 
 
 @pytest.fixture
@@ -86,7 +62,7 @@ def chunk_ids(env: ApiEnv, source: str) -> list[str]:
 
 
 def test_word_for_word_question_from_an_employee_reveals_nothing_anywhere(
-    rt_env: ApiEnv, docent_logs: _Collect
+    rt_env: ApiEnv, docent_logs: LogLines
 ) -> None:
     env = rt_env
     question = "How many weeks of salary per year of service is severance pay under the programme?"
@@ -128,7 +104,7 @@ def test_public_user_sees_no_employee_text(rt_env: ApiEnv) -> None:
 
 
 def test_confidential_without_the_group_cannot_reach_the_litigation_hold(
-    rt_env: ApiEnv, docent_logs: _Collect
+    rt_env: ApiEnv, docent_logs: LogLines
 ) -> None:
     env = rt_env
     question = "What does a litigation hold suspend for records named in the hold notice?"
