@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from datetime import date
 
-from docent.contracts import Chunk, Embedder
+from docent.contracts import Chunk, Embedder, Hit
 from store.protocol import ChunkIndex
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -293,3 +293,9 @@ CORPUS: tuple[Chunk, ...] = (
         )
     ),
 )
+
+
+def hits_for(*chunk_ids: str) -> list[Hit]:
+    """Hits for these corpus chunks, ranked in the order given."""
+    by_id = {c.chunk_id: c for c in CORPUS}
+    return [Hit(chunk=by_id[cid], rank=i, score=0.0) for i, cid in enumerate(chunk_ids, start=1)]
