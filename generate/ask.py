@@ -259,11 +259,15 @@ def closest_excerpt(hit: Hit, nearest: Sequence[str] = ()) -> str | None:
     it was not held to the answerer's bar or its checks, and the UI and the CLI say so.
     Text of a passage the asker may read (retrieval kept it): sentences verbatim, a table
     row as its cells under their headers; each cut at a word after ``EXCERPT_CHARS``."""
+    units = _excerpt_units(hit, nearest)
+    return " … ".join(units) if units else None
+
+
+def _excerpt_units(hit: Hit, nearest: Sequence[str]) -> list[str]:
     units = [" ".join(u.split()) for u in nearest[:EXCERPT_UNITS]] or [
         " ".join((hit.best_sentence or "").split())
     ]
-    cut = [_cut(u) for u in units if u]
-    return " … ".join(cut) if cut else None
+    return [_cut(u) for u in units if u]
 
 
 def _cut(text: str) -> str:
@@ -294,14 +298,14 @@ def closest_passages(result: AskResult) -> list[Closest]:
     order += [cid for cid in current if cid not in nearest]
     out: list[Closest] = []
     for cid in order:
-        hit, units = current[cid], nearest.get(cid, [])
-        first = " ".join((units[0] if units else hit.best_sentence or "").split())
-        shown_first = _cut(first) if first else None
+        hit = current[cid]
+        units = _excerpt_units(hit, nearest.get(cid, []))
+        first = units[0] if units else None
         # The same nearest sentence in another passage (a copy of the document in another
         # format) shows nothing new: the slot goes to the next passage.
-        if shown_first and any(c.nearest == shown_first for c in out):
+        if first and any(c.nearest == first for c in out):
             continue
-        out.append(Closest(hit, shown_first, closest_excerpt(hit, units)))
+        out.append(Closest(hit, first, " … ".join(units) if units else None))
         if len(out) == CLOSEST_PASSAGES:
             break
     return out
