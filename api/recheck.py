@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from api.passages import fetch_chunks
 from api.users import CurrentUser
 from api.visibility import can_read_chunk, readable_sources
+from docent.contracts import TIER_NOT_COVERED, TIER_PROBABLY_HERE
 from docent.errors import DocentError
 from docent.wiring import Services
 
@@ -82,8 +83,6 @@ def checks_of(model: type[BaseModel]) -> Mapping[str, Check]:
 
 FIELD_CHECKS = checks_of(AskBody)
 _CODE = re.compile(r"[\w.:-]{1,64}")  # no spaces: no sentence fits in one
-NO_PASSAGES_TIER = "not_covered"  # the tier when no closest passage is left to offer
-PASSAGES_TIER = "probably_here"
 
 
 @dataclass(frozen=True)
@@ -185,8 +184,9 @@ def _second_pass(check: Check, value: Any, body: Mapping[str, Any], hidden: bool
         # ``missing``/``clarifying_question`` and no readings (DESIGN: absent fields null).
         case Check.FREE_TEXT:
             return None
-        case Check.TIER if value == PASSAGES_TIER and not body.get("closest"):
-            return NO_PASSAGES_TIER
+        # No closest passage left to offer: nothing the caller may read matched.
+        case Check.TIER if value == TIER_PROBABLY_HERE and not body.get("closest"):
+            return TIER_NOT_COVERED
     return value
 
 
