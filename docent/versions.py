@@ -32,15 +32,12 @@ _BEFORE = re.compile(
     r"july|august|september|october|november|december)\s+)?(19[89]\d|20\d\d)\b",
     re.IGNORECASE,
 )
-_VERSIONISH = re.compile(
-    r"\b(policy|policies|version|rules?|terms|statement|guidelines?|handbook|pricing|prices?|"
-    r"plan|plans|in|under|from|of|back|was|were)\b",
-    re.IGNORECASE,
-)
-
-
-# A year that names a document's version: "the 2019 terms", "2022 policy", "the policy of 2021".
+# Words that name a document's version.
 _NOUNS = r"(?:policy|policies|version|rules?|terms|statement|guidelines?|handbook|pricing|plan)"
+_VERSIONISH = re.compile(
+    rf"\b({_NOUNS}|prices?|plans|in|under|from|of|back|was|were)\b", re.IGNORECASE
+)
+# A year that names a document's version: "the 2019 terms", "2022 policy", "the policy of 2021".
 _DATED = re.compile(
     rf"\b(?:19[89]\d|20\d\d)\s+(?:\w+\s+)?{_NOUNS}\b|\b{_NOUNS}\s+(?:of|from)\s+"
     r"(?:19[89]\d|20\d\d)\b",
