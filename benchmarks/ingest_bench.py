@@ -69,8 +69,10 @@ def measure(
         return Settings(_env_file=None, data_dir=data_dir)  # type: ignore[call-arg]
 
     # The embedder as the checkout builds it (its own precision default), outside the timing:
-    # on this branch an ``auto`` choice calibrates once here and caches it.
-    inner = Services(settings(workdir / "model")).embedder
+    # on this branch an ``auto`` choice calibrates once here and caches it, where it times.
+    # ``configured_embedder`` opens no index (``embedder`` follows an index's record).
+    built = Services(settings(workdir / "model"))
+    inner = getattr(built, "configured_embedder", None) or built.embedder
     recording = Recording(inner)
 
     def ingest(files: list[Path], root: Path, csv: Path | None, data_dir: Path) -> dict[str, Any]:

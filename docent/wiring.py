@@ -39,6 +39,7 @@ class Services:
         self.settings = settings
         self._embedder = embedder
         self._allow_legacy_index = allow_legacy_index
+        self._bound_embedder: Embedder | None = None
 
     @cached_property
     def engine(self) -> Engine:
@@ -56,7 +57,9 @@ class Services:
         return session_factory(self.engine)
 
     @cached_property
-    def embedder(self) -> Embedder:
+    def configured_embedder(self) -> Embedder:
+        """The configured model in this machine's own precision choice; its model loads at
+        first use (``embedder`` is the one to embed with)."""
         if self._embedder is not None:
             return self._embedder
         from ingest.embedding import SentenceTransformerEmbedder
@@ -69,16 +72,31 @@ class Services:
         )
 
     @cached_property
+    def embedder(self) -> Embedder:
+        """The embedder in the precision the index records for its vectors (opens the index;
+        ingest/index_precision.py)."""
+        _ = self.index
+        assert self._bound_embedder is not None  # set when the index opened
+        return self._bound_embedder
+
+    @cached_property
     def index(self) -> ChunkIndex:
-        """The chunk index: Qdrant Edge in the data dir, or the server at DOCENT_QDRANT_URL."""
+        """The chunk index: Qdrant Edge in the data dir, or the server at DOCENT_QDRANT_URL.
+        Opening it settles the precision of the vectors written to it and asked of it: a new
+        index records the embedder's, an existing one's record holds."""
+        from ingest.index_precision import bind_precision
         from store.open import open_index
 
-        return open_index(
-            self.settings,
-            self.embedder.model_name,
-            self.embedder.dimension,
-            allow_legacy=self._allow_legacy_index,
+        model = self.configured_embedder
+        index = open_index(
+            self.settings, model.model_name, model.dimension, allow_legacy=self._allow_legacy_index
         )
+        try:
+            self._bound_embedder = bind_precision(index, model)
+        except BaseException:
+            index.close()
+            raise
+        return index
 
     @cached_property
     def keyword_index(self) -> KeywordIndex:

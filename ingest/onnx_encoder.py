@@ -29,7 +29,7 @@ import os
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,9 @@ INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 OUTPUT = "last_hidden_state"
 # Same-precision vectors from the export and from torch must agree this closely (1 − cos).
 MAX_DISTANCE = 1e-5
+# A file whose modification time is this recent is hashed again at the next start rather
+# than trusted by its fingerprint (a write within one timestamp tick keeps the time).
+RACY_NS = 2_000_000_000
 # Texts a fresh export is checked on: short and long, padded together in one batch, and
 # non-ASCII (the tokenizer's normaliser strips accents and splits CJK characters).
 CHECK_TEXTS: tuple[str, ...] = (
@@ -69,16 +72,35 @@ def file_sha256(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
+def model_files(model_dir: Path) -> list[Path]:
+    """The files a model folder's hash covers, in name order (no hidden files or caches)."""
+    found = []
+    for path in sorted(p for p in model_dir.rglob("*") if p.is_file()):
+        relative = path.relative_to(model_dir)
+        if not any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
+            found.append(path)
+    return found
+
+
 def model_files_hash(model_dir: Path) -> str:
     """One hash over every file of a model folder (relative name and bytes, in name order),
     so a changed weight, config or tokenizer file is a different model."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in model_dir.rglob("*") if p.is_file()):
+    for path in model_files(model_dir):
         relative = path.relative_to(model_dir)
-        if any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
-            continue
         digest.update(str(relative).encode() + b"\0" + file_sha256(path).encode() + b"\n")
     return digest.hexdigest()
+
+
+def files_stat(model_dir: Path, onnx_path: Path) -> tuple[str, int]:
+    """A fingerprint of the model's files and the export as the file system describes them
+    (name, size, modification time, inode), and the newest modification time (ns)."""
+    digest, newest = hashlib.sha256(), 0
+    for path in [*model_files(model_dir), onnx_path]:
+        st = path.stat()
+        newest = max(newest, st.st_mtime_ns)
+        digest.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\n".encode())
+    return digest.hexdigest(), newest
 
 
 def pipeline_problem(model_dir: Path) -> str | None:
@@ -221,6 +243,9 @@ class ExportRecord:
     opset: int
     max_distance: float  # 1 − cos to torch float32 on CHECK_TEXTS when it was made
     export_s: float
+    # ``files_stat`` of the model files and the export when both hashes last matched ("":
+    # not yet); the same fingerprint again spares hashing ~180 MB on every start.
+    files_stat: str = ""
 
 
 def cached_export(
@@ -234,8 +259,12 @@ def cached_export(
     was made from the same model files and the file is the one recorded; otherwise made
     again by ``export(path) -> max distance to torch`` (which raises ``ExportRefused``)."""
     onnx_path, record_path = cache_dir / f"{name}.onnx", cache_dir / f"{name}.json"
-    model_hash = model_files_hash(model_dir)
     found = _read_record(record_path)
+    if found is not None and onnx_path.is_file():
+        stat, newest = files_stat(model_dir, onnx_path)
+        if found.files_stat and found.files_stat == stat:
+            return onnx_path, found  # no file changed since both hashes last matched
+    model_hash = model_files_hash(model_dir)
     if found is not None and onnx_path.is_file():
         if found.model_hash != model_hash:
             log.warning(
@@ -253,6 +282,11 @@ def cached_export(
                 onnx_path,
             )
         else:
+            # A file changed within RACY_NS of being looked at could change again within the
+            # same timestamp tick: its fingerprint is recorded at a later start.
+            if time.time_ns() - newest > RACY_NS:
+                found = replace(found, files_stat=stat)
+                _write_record(record_path, found, name)
             return onnx_path, found
     cache_dir.mkdir(parents=True, exist_ok=True)
     partial = cache_dir / f".{name}.{os.getpid()}.onnx"
@@ -269,9 +303,7 @@ def cached_export(
         partial.replace(onnx_path)  # another process exporting at once writes the same bytes
     finally:
         partial.unlink(missing_ok=True)
-    staging = record_path.with_name(f".{name}.{os.getpid()}.json")
-    staging.write_text(json.dumps(record.__dict__, indent=1, sort_keys=True))
-    staging.replace(record_path)
+    _write_record(record_path, record, name)
     log.info(
         "ONNX query encoder: exported %s in %.1f s (1 - cos to torch fp32 at most %.1e)",
         onnx_path,
@@ -279,6 +311,15 @@ def cached_export(
         distance,
     )
     return onnx_path, record
+
+
+def _write_record(record_path: Path, record: ExportRecord, name: str) -> None:
+    staging = record_path.with_name(f".{name}.{os.getpid()}.json")
+    try:
+        staging.write_text(json.dumps(record.__dict__, indent=1, sort_keys=True))
+        staging.replace(record_path)
+    finally:
+        staging.unlink(missing_ok=True)
 
 
 def _read_record(path: Path) -> ExportRecord | None:
@@ -290,6 +331,7 @@ def _read_record(path: Path) -> ExportRecord | None:
             opset=int(raw["opset"]),
             max_distance=float(raw["max_distance"]),
             export_s=float(raw["export_s"]),
+            files_stat=str(raw.get("files_stat", "")),
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -301,7 +343,15 @@ class OnnxQueryEncoder:
     One intra-op thread: a query is small, and with both cores busy one thread was the
     faster (the same rule the torch embedder follows for one text)."""
 
-    def __init__(self, onnx_path: Path, model_dir: Path, model_name: str, dimension: int) -> None:
+    def __init__(
+        self,
+        onnx_path: Path,
+        model_dir: Path,
+        model_name: str,
+        dimension: int,
+        *,
+        model_hash: str = "",
+    ) -> None:
         import onnxruntime as ort
 
         options = ort.SessionOptions()
@@ -315,6 +365,7 @@ class OnnxQueryEncoder:
         self._name = model_name
         self._dimension = dimension
         self.onnx_path = onnx_path
+        self.model_hash = model_hash  # of the model files it was exported from
 
     @property
     def model_name(self) -> str:

@@ -6,12 +6,20 @@ emulated and ran ~4x *slower* than float32 (an AVX2-only AMD EPYC, ../shared/NOT
 
 1. The capability probe (``native_bf16``, a pure function of the CPU flags): no native bf16
    means float32, without timing anything.
-2. Native bf16: a short timed calibration of both precisions on the model decides, because a
+2. Native bf16, and questions can go through the ONNX query encoder (``ingest/query_encoder``,
+   float32 only): float32. Query vectors must be in the stored vectors' precision, and one
+   question through ONNX float32 took 4.7 ms against 20 ms through torch under bf16 on an
+   Intel Xeon with AMX (retrieval p50 at 50k chunks 20.5 against 38 ms); ingest pays instead
+   (bf16 embedded ~2.2-2.9x the texts/s there). Questions are asked far more often than
+   documents change.
+3. Otherwise a short timed calibration of both precisions on the model decides, because a
    flag is not a speed. Its result is cached per machine (CPU model, flags, thread count,
    torch version, model) under the data dir, so each machine pays it once.
 
-``true`` / ``false`` force a precision. The pure parts (probe, choice, cache key) are tested
-on both answers of the probe; only ``read_cpu_flags`` and the cache file touch the machine.
+``true`` / ``false`` force a precision. An index records the precision of its vectors, and an
+existing index's record wins over this choice (``ingest/index_precision.py``). The pure parts
+(probe, choice, cache key) are tested on both answers of the probe; only ``read_cpu_flags``
+and the cache file touch the machine.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
@@ -87,20 +96,27 @@ def native_bf16(flags: frozenset[str]) -> bool:
     return bool(flags & NATIVE_BF16_FLAGS)
 
 
+ONNX_REASON = "questions go through the ONNX query encoder, which computes in float32"
+
+
 def choose_precision(
     mode: PrecisionMode,
     native: bool,
     calibrate: Callable[[], tuple[Calibration, bool]] | None = None,
+    *,
+    onnx_queries: bool = False,
 ) -> PrecisionChoice:
-    """The choice, given the mode, the probe's answer and a way to get a calibration
+    """The choice, given the mode, the probe's answer, a way to get a calibration
     (``(calibration, came_from_cache)``, called only when the probe says it is worth it;
-    ``None``: trust the probe)."""
+    ``None``: trust the probe) and whether the ONNX query encoder can serve this model."""
     if mode == "true":
         return PrecisionChoice(True, "DOCENT_EMBEDDING_BF16=true")
     if mode == "false":
         return PrecisionChoice(False, "DOCENT_EMBEDDING_BF16=false")
     if not native:
         return PrecisionChoice(False, "the CPU has no native bf16 (emulated bf16 is slower)")
+    if onnx_queries:
+        return PrecisionChoice(False, ONNX_REASON)
     if calibrate is None:
         return PrecisionChoice(True, "the CPU has native bf16 (not calibrated)")
     calibration, cached = calibrate()
@@ -130,6 +146,24 @@ def read_cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> tuple[str, frozense
         probes["amx_bf16"] = torch.cpu._is_amx_tile_supported
         flags = frozenset(name for name, probe in probes.items() if probe())
     return model, flags
+
+
+def package_version(name: str) -> str:
+    """An installed package's version, read from its metadata (importing torch to ask it
+    would cost a second on the question path)."""
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "-"
+
+
+def machine_threads() -> int:
+    """The threads torch and ONNX Runtime start with here: ``OMP_NUM_THREADS`` when set,
+    else the cores this process may run on (a cache key, read without importing torch)."""
+    try:
+        return max(1, int(os.environ.get("OMP_NUM_THREADS", "")))
+    except ValueError:
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 
 
 def machine_key(

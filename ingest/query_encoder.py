@@ -5,15 +5,18 @@ than torch on both CPUs measured (../shared/NOTES.md, the README's speed figures
 ``DOCENT_QUERY_ENCODER=auto`` (the default) decides per machine, as the embedding precision
 is decided (``ingest/precision.py``):
 
-1. The embedder runs under bf16 autocast: torch. The export computes in float32, and query
-   vectors must stay in the stored vectors' space: float32 query vectors sit up to ~4e-5
-   (1 - cos) from torch's bf16 ones, enough to move rerank scores by ~2e-3 (measured).
+1. The embedder runs under bf16 autocast (it follows the precision the index records,
+   ``ingest/index_precision.py``; float32 is the default where this encoder can serve):
+   torch. The export computes in float32, and query vectors must stay in the stored
+   vectors' space: float32 query vectors sit up to ~4e-5 (1 - cos) from torch's bf16 ones,
+   enough to move rerank scores by ~2e-3 (measured).
 2. Not possible: no ``onnxruntime``, a model pipeline the ONNX encoder does not reproduce
    (``onnx_encoder.pipeline_problem``), or an export whose vectors differ from torch's by
    more than ``MAX_DISTANCE`` (checked when it is made): torch, with the reason logged.
 3. Otherwise a short timed calibration of one short query through each decides; the result
-   is cached per machine (CPU, flags, threads, torch and ONNX Runtime versions, model,
-   precision) in ``<data_dir>/query-encoder.json``.
+   is cached per machine (CPU, flags, threads, torch and ONNX Runtime versions, model and
+   its files' hash, precision) in ``query-encoder.json`` beside the exports (below), so
+   every data dir on the machine shares it.
 
 ``torch`` / ``onnx`` force one (``onnx`` raises ``ConfigError`` when it is not possible, and
 warns with the measured distance over bf16 vectors). Ingest (batches) always runs torch. The
@@ -54,6 +57,8 @@ from ingest.onnx_encoder import (
 )
 from ingest.precision import (
     machine_key,
+    machine_threads,
+    package_version,
     read_cpu_flags,
     read_machine_entry,
     write_machine_entry,
@@ -183,6 +188,15 @@ def export_cache_dir(data_dir: Path | None) -> Path:
     return data_dir / "cache" / "onnx"
 
 
+def calibration_cache(data_dir: Path | None) -> Path | None:
+    """Where the timing is kept: beside the exports, so every data dir on a machine shares
+    it (a first question in a new data dir would otherwise load torch to time it again)."""
+    try:
+        return export_cache_dir(data_dir).parent / CACHE_NAME
+    except ExportRefused:
+        return None
+
+
 def export_name(model_dir: Path) -> str:
     """One cache slot per model folder: the same folder with other files in it (an upgraded
     model package) finds its old export and refuses it by the model hash."""
@@ -230,14 +244,18 @@ def _onnx_encoder(
     except ImportError:
         return None, "onnxruntime is not installed"
     try:
-        path, _ = cached_export(
+        path, record = cached_export(
             embedder.model_path,
             export_cache_dir(data_dir),
             _export_and_check(embedder),
             name=export_name(embedder.model_path),
         )
         encoder = OnnxQueryEncoder(
-            path, embedder.model_path, embedder.model_name, embedder.dimension
+            path,
+            embedder.model_path,
+            embedder.model_name,
+            embedder.dimension,
+            model_hash=record.model_hash,
         )
     except (ExportRefused, OSError) as exc:
         return None, str(exc)
@@ -249,13 +267,14 @@ def _onnx_encoder(
 def _calibrate(
     embedder: SentenceTransformerEmbedder, encoder: OnnxQueryEncoder, data_dir: Path | None
 ) -> tuple[EncoderTiming, bool]:
-    import onnxruntime
-    import torch
-
     cpu_model, flags = read_cpu_flags()
-    model = f"{embedder.model_name} {embedder.precision.name} onnxruntime {onnxruntime.__version__}"
-    key = machine_key(cpu_model, flags, torch.get_num_threads(), torch.__version__, model)
-    cache = data_dir / CACHE_NAME if data_dir is not None else None
+    runtime = package_version("onnxruntime")
+    model = (
+        f"{embedder.model_name} {encoder.model_hash} {embedder.precision.name} "
+        f"onnxruntime {runtime}"
+    )
+    key = machine_key(cpu_model, flags, machine_threads(), package_version("torch"), model)
+    cache = calibration_cache(data_dir)
     if cache is not None:
         found = _load(cache, key)
         if found is not None:

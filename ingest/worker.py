@@ -65,8 +65,9 @@ def run_worker(settings: Settings, *, concurrency: int | None, loglevel: str) ->
         services = app.conf.docent_services()
         try:
             services.ingestor  # noqa: B018 - building it is the point
-            services.embedder  # noqa: B018
             services.index  # noqa: B018
+            # The model loads at first use: load it here, not in the first task.
+            services.embedder.embed(["warm"])
         except DocentError as exc:  # tasks will retry; say why once, plainly
             log.error("worker could not start its services: %s", exc.message)
 

@@ -37,7 +37,7 @@ from numpy.typing import NDArray
 
 from docent.contracts import Chunk
 from store.access import PENDING, AccessFilter
-from store.edge_shard import check_model, open_shard
+from store.edge_shard import check_model, open_shard, record_precision
 from store.errors import IndexUnavailable
 from store.ids import (
     CHUNK_VECTOR,
@@ -110,6 +110,7 @@ class EdgeIndex:
         self._optimizing: threading.Thread | None = None
         self._guard = threading.Lock()
         self.last_optimize_s: float | None = None
+        self.embedding_precision: str | None = None
 
     # --- opening -------------------------------------------------------------------------
     @property
@@ -130,12 +131,19 @@ class EdgeIndex:
             raise IndexUnavailable(f"cannot create the index folder {self.folder}") from exc
         self._lock.acquire()
         try:
-            check_model(self.meta_path, self.name, self.model_name, self.dimension)
+            self.embedding_precision = check_model(
+                self.meta_path, self.name, self.model_name, self.dimension
+            )
             self._shard = open_shard(self.shard_path, self.dimension)
         except BaseException:
             self._lock.release()
             raise
         self._maybe_optimize()  # a shard written by a process that stopped before its build
+
+    def record_precision(self, precision: str) -> None:
+        self.ensure()
+        record_precision(self.meta_path, precision)
+        self.embedding_precision = precision
 
     @property
     def shard(self) -> Any:

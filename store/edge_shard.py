@@ -1,7 +1,8 @@
 """Creating and opening the Edge shard on disk: its engine configuration (vectors, HNSW,
 optimizer threshold, keyword payload indexes) and ``index.json``, the record of the
 embedding model, dimension and unit text it was built with, checked on every open so a
-shard is never searched with vectors of another model or recipe."""
+shard is never searched with vectors of another model or recipe, and the precision its
+vectors were computed in (which the embedder then follows, ``ingest/index_precision.py``)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,14 @@ from typing import Any
 import qdrant_edge as qe
 
 from store.errors import IndexUnavailable, ModelMismatch
-from store.ids import CHUNK_VECTOR, INDEXED_FIELDS, SENTENCE_VECTOR, UNIT_TEXT, check_unit_text
+from store.ids import (
+    CHUNK_VECTOR,
+    INDEXED_FIELDS,
+    PRECISION_KEY,
+    SENTENCE_VECTOR,
+    UNIT_TEXT,
+    check_unit_text,
+)
 
 log = logging.getLogger(__name__)
 
@@ -28,8 +36,9 @@ FULL_SCAN_THRESHOLD_KB = 10_000
 INDEXING_THRESHOLD_KB = 20_000
 
 
-def check_model(meta_path: Path, name: str, model_name: str, dimension: int) -> None:
-    """Refuse a shard built with another model; record the model for a new one."""
+def check_model(meta_path: Path, name: str, model_name: str, dimension: int) -> str | None:
+    """Refuse a shard built with another model; record the model for a new one. Returns the
+    precision its vectors were recorded in (``None``: not recorded)."""
     if meta_path.exists():
         try:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
@@ -44,10 +53,22 @@ def check_model(meta_path: Path, name: str, model_name: str, dimension: int) -> 
                 "model, or set DOCENT_COLLECTION to a new name and reindex."
             )
         check_unit_text(name, meta.get("unit_text"))
-        return
-    tmp = meta_path.with_suffix(".tmp")
+        precision = meta.get(PRECISION_KEY)
+        return str(precision) if precision is not None else None
     record = {"format": FORMAT, "embedding_model": model_name, "dimension": dimension}
-    tmp.write_text(json.dumps({**record, "unit_text": UNIT_TEXT}), encoding="utf-8")
+    _write_meta(meta_path, {**record, "unit_text": UNIT_TEXT})
+    return None
+
+
+def record_precision(meta_path: Path, precision: str) -> None:
+    """Add the precision of the shard's vectors to its ``index.json``."""
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    _write_meta(meta_path, {**meta, PRECISION_KEY: precision})
+
+
+def _write_meta(meta_path: Path, meta: dict[str, Any]) -> None:
+    tmp = meta_path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(meta), encoding="utf-8")
     os.replace(tmp, meta_path)
 
 

@@ -13,6 +13,10 @@ VECTOR_NAMES = (CHUNK_VECTOR, SENTENCE_VECTOR)
 # What each sentence vector embeds (``Chunk.unit_embed_texts``). Recorded with the model:
 # vectors of bare sentences (indexes built before it) score units on another scale.
 UNIT_TEXT = "heading-path+unit"
+# The metadata key of the precision the vectors were computed in (``fp32`` / ``bf16``): the
+# same text under bf16 autocast sits ~1e-5 to 4e-5 (1 - cos) from its float32 vector, enough
+# to reorder near-ties, so questions are embedded in the precision the index records.
+PRECISION_KEY = "embedding_precision"
 _POINT_NAMESPACE = uuid.UUID("6f1c2b8e-5d7a-4c1e-9a3b-2f4e8d6c0b1a")
 
 # Payload fields the access filter, the status rules and the writes select on: every

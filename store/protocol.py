@@ -30,10 +30,16 @@ class ChunkIndex(Protocol):
     name: str
     model_name: str
     dimension: int
+    # The precision its vectors were computed in (``fp32`` / ``bf16``) as recorded; ``None``
+    # before ``ensure``, for a new index, and for one built before the record existed.
+    embedding_precision: str | None
 
     def ensure(self) -> None:
         """Create the index if missing, recording the model and dimension; refuse
         (``ModelMismatch``) an index built with another."""
+
+    def record_precision(self, precision: str) -> None:
+        """Record the precision of the index's vectors (``embedding_precision`` after)."""
 
     def upsert(
         self,

@@ -23,6 +23,7 @@ from store.errors import IndexUnavailable, ModelMismatch
 from store.ids import (
     CHUNK_VECTOR,
     INDEXED_FIELDS,
+    PRECISION_KEY,
     SEARCH_PAYLOAD_EXCLUDES,
     SENTENCE_VECTOR,
     UNIT_TEXT,
@@ -81,6 +82,7 @@ class ServerIndex:
         self.name = name
         self.model_name = model_name
         self.dimension = dimension
+        self.embedding_precision: str | None = None
 
     @classmethod
     def connect(
@@ -146,6 +148,18 @@ class ServerIndex:
                 "or set DOCENT_COLLECTION to a new name and reindex."
             )
         check_unit_text(self.name, meta.get("unit_text"))
+        precision = meta.get(PRECISION_KEY)
+        self.embedding_precision = str(precision) if precision is not None else None
+
+    def record_precision(self, precision: str) -> None:
+        def record() -> Any:
+            info = self.client.get_collection(self.name)
+            meta = dict(info.config.metadata or {})
+            meta[PRECISION_KEY] = precision
+            return self.client.update_collection(self.name, metadata=meta)
+
+        self._call(record)
+        self.embedding_precision = precision
 
     # --- writes --------------------------------------------------------------------------
     def upsert(

