@@ -2,7 +2,8 @@
 live in ``Services`` (built once by ``docent serve``/``docent demo`` or by a test).
 
 Default deny: every route must declare a role through ``api.deps``; the app refuses to
-start when one does not.
+start when one does not. The API's own documents (``/docs``, ``/redoc``, ``/openapi.json``)
+are routes like the others, for signed-in people, unless ``DOCENT_API_DOCS_PUBLIC``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 
 from api.context import configure_logging
-from api.deps import declared_roles
+from api.deps import declared_roles, page_user
 from api.errors import install_error_handlers
 from api.jobs import resume_interrupted
 from api.metrics import Metrics
@@ -44,6 +45,7 @@ OPENAPI_TAGS = [
 
 def create_app(services: Services) -> FastAPI:
     settings = services.settings
+    open_docs = settings.api_docs_public
     configure_logging(settings.log_level)
 
     @asynccontextmanager
@@ -73,6 +75,10 @@ def create_app(services: Services) -> FastAPI:
         ),
         openapi_tags=OPENAPI_TAGS,
         lifespan=lifespan,
+        # FastAPI's own (open) documents only when the deployment wants them open.
+        docs_url="/docs" if open_docs else None,
+        redoc_url="/redoc" if open_docs else None,
+        openapi_url="/openapi.json" if open_docs else None,
     )
     app.state.services = services
     app.state.templates = make_templates()
@@ -85,8 +91,8 @@ def create_app(services: Services) -> FastAPI:
     app.state.job_runner = _job_runner()
 
     app.middleware("http")(request_context_middleware)
-    install_error_handlers(app)
-    _include_routes(app)
+    install_error_handlers(app, page_user)
+    _include_routes(app, docs=not open_docs)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     check_every_route_declares_a_role(app)
     return app
@@ -112,11 +118,14 @@ async def _promote_due_hourly(app: FastAPI) -> None:
         await asyncio.sleep(3600)
 
 
-def _include_routes(app: FastAPI) -> None:
+def _include_routes(app: FastAPI, *, docs: bool) -> None:
     from api.routes import ask, auth, documents, feedback, handoffs, health, jobs, pages
+    from api.routes import docs as api_docs
 
     for module in (health, auth, ask, handoffs, feedback, documents, jobs, pages):
         app.include_router(module.router)
+    if docs:
+        app.include_router(api_docs.router)
 
 
 def api_routes(app: FastAPI) -> list[APIRoute]:

@@ -6,10 +6,16 @@ default) the user header, only from a trusted proxy address; the signed session 
 An unknown or disabled user is 401. Cookie-authenticated writes must carry the session's
 CSRF token (header or form field). Every route declares a role through one of the role
 dependencies below; ``create_app`` refuses to start with a route that declares none.
+
+Operations data (``/metrics``, the details of ``/readyz``) is for the monitoring system's
+``DOCENT_METRICS_TOKEN`` (checked before anything else, so it needs no database) or a
+signed-in operator.
 """
 
 from __future__ import annotations
 
+import hmac
+import logging
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Annotated, Any
 
@@ -25,6 +31,7 @@ from docent.errors import PermissionDenied
 from docent.settings import Settings, split_commas
 from docent.wiring import Services
 
+log = logging.getLogger("docent.api")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 ROLE_ATTR = "docent_role"
 
@@ -49,7 +56,11 @@ def get_db(services: ServicesDep) -> Iterator[Session]:
         yield session
 
 
-DbDep = Annotated[Session, Depends(get_db)]
+# Committed before the response is sent ("function" scope): FastAPI's default ends a yield
+# dependency after the response, so a client acting on a 200 (a page reloading after
+# closing a handoff) could read the state from before the write, and a failed commit
+# would follow a 200 the client already had.
+DbDep = Annotated[Session, Depends(get_db, scope="function")]
 
 
 def session_data(request: Request) -> SessionData | None:
@@ -118,6 +129,7 @@ async def optional_user(request: Request, services: ServicesDep) -> CurrentUser 
     user = await run_in_threadpool(_resolve, request, services)
     if user is not None:
         request.state.username = user.username
+        request.state.user = user  # for an error page's nav and user chip
         await _check_csrf(request, user)
     return user
 
@@ -160,6 +172,55 @@ async def open_endpoint() -> None:
 
 
 setattr(open_endpoint, ROLE_ATTR, "public")
+
+
+def _metrics_token_given(request: Request, settings: Settings) -> bool:
+    expected = settings.metrics_token.get_secret_value().encode() if settings.metrics_token else b""
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    if not expected or scheme.lower() != "bearer":
+        return False
+    return hmac.compare_digest(given.strip().encode(), expected)
+
+
+async def operations_reader(request: Request, services: ServicesDep) -> None:
+    """Declares a route for the monitoring system: the metrics token, or an operator."""
+    if _metrics_token_given(request, services.settings):
+        return
+    user = await optional_user(request, services)
+    if user is None:
+        raise Unauthenticated("send 'Authorization: Bearer <DOCENT_METRICS_TOKEN>', or sign in")
+    if not user.has_role("operator"):
+        raise PermissionDenied("this needs the 'operator' role or the metrics token")
+
+
+setattr(operations_reader, ROLE_ATTR, "operator")
+
+
+async def reads_operations(request: Request, services: Services) -> bool:
+    """Whether the caller may read operations data, never raising: an open route (``/readyz``)
+    shows its details only then, also when the database it would check the caller in is down."""
+    if _metrics_token_given(request, services.settings):
+        return True
+    try:
+        user = await optional_user(request, services)
+    except Exception:  # noqa: BLE001 - bad credentials or a database down: the anonymous view
+        return False
+    return user is not None and user.has_role("operator")
+
+
+async def page_user(request: Request) -> CurrentUser | None:
+    """The signed-in user an HTML error page is for (its nav and user chip): the one this
+    request already resolved, else resolved now. ``None`` when there is none or it cannot be
+    known: an error page must render whatever the credentials or the database do."""
+    known: CurrentUser | None = getattr(request.state, "user", None)
+    if known is not None:
+        return known
+    try:
+        return await run_in_threadpool(_resolve, request, get_services(request))
+    except Exception:  # noqa: BLE001 - the page shows no nav rather than failing again
+        log.debug("error page: the caller could not be resolved", exc_info=True)
+        return None
+
 
 PublicDep = Annotated[CurrentUser | None, Depends(public_endpoint)]
 AnyUserDep = Annotated[CurrentUser, Depends(require_role("any"))]

@@ -5,12 +5,15 @@ as ``{"error": {"code", "message", "request_id"}}``.
 Vendor messages are never passed through (they can hold URLs with passwords, paths, hosts or
 SQL): a 5xx ``DocentError`` shows ``docent.errors.public_message`` (a fixed text per class),
 a vendor error names the service, and the original text is logged with the request id.
-Browser page requests get an HTML page (or the login page on 401).
+Browser page requests get an HTML page (or the login page on 401); a 4xx page keeps the
+nav and the user chip of whoever is signed in (``install_error_handlers``'s ``page_user``).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
+from http import HTTPStatus
 from typing import Any
 from urllib.parse import quote
 
@@ -24,6 +27,8 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.context import request_id_var
+from api.nav import nav_for
+from api.users import CurrentUser
 from docent.errors import INTERNAL_MESSAGE, DocentError, InvalidInput, public_message
 
 log = logging.getLogger("docent.api")
@@ -110,7 +115,7 @@ def _wants_html(request: Request) -> bool:
     return "text/html" in request.headers.get("accept", "")
 
 
-def render_error(request: Request, exc: BaseException) -> Response:
+def render_error(request: Request, exc: BaseException, user: CurrentUser | None = None) -> Response:
     status, code, message = status_for(exc)
     if status >= 500 or message != getattr(exc, "message", message):
         # The vendor's text stays here, in the log, beside the request id the caller got.
@@ -131,24 +136,58 @@ def render_error(request: Request, exc: BaseException) -> Response:
         if status == 401:
             target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
             return RedirectResponse(f"/login?next={quote(target)}", status_code=303)
-        templates = request.app.state.templates
-        page: Response = templates.TemplateResponse(
-            request,
-            "error.html",
-            {"status": status, "code": code, "message": message, "user": None},
-            status_code=status,
-            headers=extra_headers,
-        )
-        return page
+        return _error_page(request, status, code, message, user, extra_headers)
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else extra_headers
     details = exc.detail if isinstance(exc, InvalidInput) else None
     body = error_body(status, code, message, details)
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-def install_error_handlers(app: FastAPI) -> None:
+def _error_page(
+    request: Request,
+    status: int,
+    code: str,
+    message: str,
+    user: CurrentUser | None,
+    headers: dict[str, str],
+) -> Response:
+    context = {
+        "status": status,
+        "code": code,
+        "message": None if _is_phrase(status, message) else message,
+        "user": user,
+        "nav": nav_for(user) if user else [],
+        "active": "",
+        "csrf": (user.csrf or "") if user else "",
+    }
+    templates = request.app.state.templates
+    page: Response = templates.TemplateResponse(
+        request, "error.html", context, status_code=status, headers=headers
+    )
+    page.headers["Cache-Control"] = "no-store"
+    return page
+
+
+def _is_phrase(status: int, message: str) -> bool:
+    """The framework's own words for a status ("Not Found"): they add nothing to the page's."""
+    try:
+        return message == HTTPStatus(status).phrase
+    except ValueError:
+        return False
+
+
+PageUser = Callable[[Request], Awaitable[CurrentUser | None]]
+
+
+def install_error_handlers(app: FastAPI, page_user: PageUser | None = None) -> None:
+    """``page_user`` finds who is signed in, for a 4xx HTML page's nav and user chip."""
+
     async def handle(request: Request, exc: Exception) -> Response:
-        return render_error(request, exc)
+        user = None
+        status = status_for(exc)[0]
+        if page_user and status != 401 and 400 <= status < 500 and _wants_html(request):
+            user = await page_user(request)
+        return render_error(request, exc, user)
 
     app.add_exception_handler(DocentError, handle)
     app.add_exception_handler(StarletteHTTPException, handle)

@@ -22,7 +22,7 @@ from docent.db.models import Job, JobFile, utcnow
 from docent.db.session import session_scope
 from docent.errors import NotFound
 from docent.wiring import Services
-from ingest.jobs import pace, unfinished_job_ids
+from ingest.jobs import is_retryable, pace, unfinished_job_ids
 
 log = logging.getLogger("docent.api.jobs")
 HIDDEN_SOURCE = "(a file above your clearance)"
@@ -128,8 +128,10 @@ def job_view(
                 "attempts": f.attempts,
                 "seconds": f.seconds,
                 "hidden": not readable,
+                "retryable": is_retryable(f),
             }
         )
+    retryable = job.state == "failed" and any(is_retryable(f) for f in files)
     view: dict[str, Any] = {
         "job_id": job.id,
         "kind": job.kind,
@@ -149,7 +151,9 @@ def job_view(
         "progress": round(progress / len(files), 4) if files else 1.0,
         "counts": counts,
         "chunks": sum(f.chunks for f in files if f.state in ("indexed", "unchanged")),
-        "can_retry": job.state == "failed",
+        # A retry can only help a file that did not fail by its own fault (``ingest.faults``).
+        "retryable": retryable,
+        "can_retry": retryable,
         "can_cancel": job.state == "queued",
     }
     view.update(pace(job.started_at, job.finished_at or utcnow(), view["progress"], view["chunks"]))

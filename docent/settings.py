@@ -110,6 +110,11 @@ class Settings(BaseSettings):
     handoff_webhook_url: str | None = None
     default_handoff_queue: str = "docs-team"
     log_level: str = "INFO"
+    # Who reads the API's own documents and the operations data (api/deps.py): /docs,
+    # /redoc and /openapi.json need sign-in unless this is true; /metrics and the details of
+    # /readyz need this bearer token or a signed-in operator (unset: operators only).
+    api_docs_public: bool = False
+    metrics_token: SecretStr | None = None
 
     @field_validator("access_levels", "allowed_extensions", "trusted_proxies", mode="before")
     @classmethod

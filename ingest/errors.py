@@ -6,6 +6,8 @@ Unavailable
 └── QueueUnavailable                 the broker did not take a file; the job stays queued
 InvalidInput
 └── IngestFileError                  one file cannot be ingested: "<source>: <reason>"
+    ├── DiskFull                     no room on the data dir's disk (retryable: free space)
+    ├── UnreadableFile               missing or unreadable when read (retryable: it may be back)
     ├── UnsupportedFile              the extension is not one we read
     ├── CorruptFile                  the bytes are not a readable document of that type
     ├── EncryptedFile                a password protects the content
@@ -33,6 +35,9 @@ class IngestFileError(InvalidInput):
     describes the problem, never the document's text (errors reach people without clearance)."""
 
     code = "ingest_file_error"
+    # Whether trying the same file again can succeed without changing it: a file's own fault
+    # (its bytes, type, size, metadata, audience) cannot; a full disk can, once freed.
+    retryable = False
 
     def __init__(self, source: str, reason: str) -> None:
         super().__init__(f"{source}: {reason}")
@@ -44,6 +49,15 @@ class DiskFull(IngestFileError):
     """The data dir's disk has no room for the write; nothing was written."""
 
     code = "disk_full"
+    retryable = True
+
+
+class UnreadableFile(IngestFileError):
+    """The file was not there, or could not be read, when its turn came (moved, not yet
+    copied, no permission): once it is back, a retry reads it."""
+
+    code = "unreadable_file"
+    retryable = True
 
 
 class UnsupportedFile(IngestFileError):

@@ -1,5 +1,11 @@
-"""How one file's faults become values: a reason the file failed with, or (for a service
-that did not answer, when the caller will retry) the exception itself."""
+"""How one file's faults become values: a reason the file failed with and whether trying
+again can succeed (``retryable``), or (for a service that did not answer, when the caller
+will retry) the exception itself.
+
+Retryable: a service that did not answer, a full disk, a server-side fault or an unexpected
+one (a fixed bug or a freed resource can make the next try succeed). Not retryable: the
+file's own fault (``IngestFileError``: unsupported, corrupt, encrypted, empty, too large, bad
+metadata, refused), which fails the same way until the file itself is changed."""
 
 from __future__ import annotations
 
@@ -31,6 +37,7 @@ DB_DOWN = "the database did not answer; try again shortly"
 @dataclass(frozen=True)
 class Failed:
     reason: str
+    retryable: bool = True
 
 
 def attempt(task: FileTask, transient: Transient, step: Callable[[], T]) -> T | Failed:
@@ -39,7 +46,7 @@ def attempt(task: FileTask, transient: Transient, step: Callable[[], T]) -> T | 
     try:
         return step()
     except IngestFileError as exc:
-        return Failed(exc.reason)
+        return Failed(exc.reason, exc.retryable)
     except TRANSIENT as exc:
         if transient == "raise":
             raise
@@ -48,7 +55,7 @@ def attempt(task: FileTask, transient: Transient, step: Callable[[], T]) -> T | 
     except DocentError as exc:
         if exc.http_status >= 500:
             log.warning("%s: %s", task.source, exc)
-        return Failed(public_message(exc))
+        return Failed(public_message(exc), retryable=exc.http_status >= 500)
     except Exception as exc:  # one file's unexpected fault must not stop the batch
         # The class name only at ERROR: a library's message may quote the document.
         log.error("%s: ingest failed (%s)", task.source, type(exc).__name__)

@@ -4,7 +4,9 @@ count, error and timing, and the job's own state (which files a job holds is pla
 
 A job goes ``queued -> running -> succeeded | failed`` (or ``cancelled`` while queued); a
 file goes ``pending -> running -> indexed | unchanged | failed`` (or ``cancelled``). A job
-fails when any of its files failed; the files that went in stay in.
+fails when any of its files failed; the files that went in stay in. A failed file records
+whether trying it again can succeed (``retryable``, ``ingest.faults``); a retry takes only
+those. A row failed before the flag existed (NULL) counts as retryable, as it did then.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ def create_job(
                 state="failed" if failed else "pending",
                 progress=1.0 if failed else 0.0,
                 error=planned.error,
+                retryable=False if failed else None,  # missing, unsupported, too large
                 access_level=(levels or {}).get(planned.source),
                 finished_at=now if failed else None,
                 seconds=0.0 if failed else None,
@@ -105,7 +108,7 @@ def claim_file(session: Session, job_file_id: int) -> FileTask | None:
     if row.state in FILE_DONE or job.state == "cancelled":
         return None
     now = utcnow()
-    row.state, row.progress, row.error = "running", 0.0, None
+    row.state, row.progress, row.error, row.retryable = "running", 0.0, None, None
     row.attempts += 1
     row.started_at = now
     if job.state == "queued":
@@ -129,13 +132,21 @@ def set_progress(session: Session, job_file_id: int, progress: float) -> None:
 
 
 def finish_file(
-    session: Session, job_file_id: int, *, state: str, chunks: int = 0, error: str | None = None
+    session: Session,
+    job_file_id: int,
+    *,
+    state: str,
+    chunks: int = 0,
+    error: str | None = None,
+    retryable: bool = True,
 ) -> None:
+    """``retryable``: for a failed file, whether trying it again can succeed."""
     row = session.get(JobFile, job_file_id)
     if row is None:
         raise NotFound(f"no ingest job file {job_file_id}")
     now = utcnow()
     row.state, row.progress, row.chunks, row.error = state, 1.0, chunks, error
+    row.retryable = retryable if state == "failed" else None
     row.finished_at = now
     started = row.started_at
     if started is not None:
@@ -170,16 +181,29 @@ def cancel_job(session: Session, job_id: str) -> None:
             row.state = "cancelled"
 
 
+def is_retryable(row: JobFile) -> bool:
+    """A failed file that trying again can make succeed (NULL: failed before the flag)."""
+    return row.state == "failed" and row.retryable is not False
+
+
 def requeue_failed(session: Session, job_id: str) -> list[int]:
-    """Put a finished job's failed files back to pending; return their ids."""
+    """Put a finished job's retryable failed files back to pending; return their ids. A
+    file that failed by its own fault stays failed (the job fails again): it needs a new
+    file, not another try. ``Conflict`` when nothing of the job can be retried."""
     job = get_job(session, job_id)
     if job.state != "failed":
         raise Conflict(f"job {job_id} is {job.state}; only a failed job can be retried")
+    retry = [row for row in job_files(session, job_id) if is_retryable(row)]
+    if not retry:
+        raise Conflict(
+            f"job {job_id} has no file a retry can fix: each failed by its own fault "
+            "(type, content, size, metadata or audience); fix the file and upload it again"
+        )
     ids = []
-    for row in job_files(session, job_id):
-        if row.state == "failed":
-            row.state, row.progress, row.error, row.finished_at = "pending", 0.0, None, None
-            ids.append(row.id)
+    for row in retry:
+        row.state, row.progress, row.error, row.finished_at = "pending", 0.0, None, None
+        row.retryable = None
+        ids.append(row.id)
     job.state, job.error, job.finished_at = "queued", None, None
     return ids
 
@@ -247,8 +271,9 @@ def status_of(session: Session, job_id: str) -> dict[str, Any]:
         "chunks": chunks,
         **pace(job.started_at, job.finished_at or utcnow(), share, chunks),
         "skipped": counts.get("unchanged", 0),
+        "retryable": job.state == "failed" and any(is_retryable(f) for f in files),
         "errors": [
-            {"source": f.source, "reason": f.error or "failed"}
+            {"source": f.source, "reason": f.error or "failed", "retryable": is_retryable(f)}
             for f in files
             if f.state == "failed"
         ],
@@ -262,6 +287,7 @@ def status_of(session: Session, job_id: str) -> dict[str, Any]:
                 "error": f.error,
                 "attempts": f.attempts,
                 "seconds": f.seconds,
+                "retryable": is_retryable(f),
             }
             for f in files
         ],

@@ -36,6 +36,7 @@ from ingest.errors import (
     EncryptedFile,
     IngestFileError,
     TooLarge,
+    UnreadableFile,
     UnsupportedFile,
 )
 from ingest.front_matter import known_properties, split_front_matter
@@ -280,7 +281,7 @@ def partition_file(path: Path, source: str, *, max_bytes: int | None = None) -> 
     try:
         size = path.stat().st_size
     except OSError as exc:
-        raise IngestFileError(source, "the file cannot be read (missing or no permission)") from exc
+        raise UnreadableFile(source, "the file cannot be read (missing or no permission)") from exc
     if size == 0:
         raise EmptyDocument(source, "the file is empty (0 bytes)")
     if max_bytes is not None and size > max_bytes:

@@ -27,7 +27,7 @@ from ingest import jobs, planning
 from ingest.batching import BATCH_TEXTS, Prepared, VectorMemo
 from ingest.disk import DiskRoom, write_size
 from ingest.dispatch import celery_dispatch
-from ingest.errors import EmptyDocument, IngestError, IngestFileError, QueueUnavailable
+from ingest.errors import EmptyDocument, IngestError, QueueUnavailable, UnreadableFile
 from ingest.faults import Failed, Transient, attempt
 from ingest.registry import ContentChanged, Registry, WriteResult
 from ingest.task_metadata import TaskMetadata
@@ -289,9 +289,9 @@ class Ingestor:
     def _finish(
         self, task: jobs.FileTask, outcome: WriteResult | Failed, started: float
     ) -> FileResult:
-        state, chunks, error, change = "failed", 0, None, None
+        state, chunks, error, change, retryable = "failed", 0, None, None, False
         if isinstance(outcome, Failed):
-            error = outcome.reason
+            error, retryable = outcome.reason, outcome.retryable
         else:
             state = "unchanged" if outcome.change == "unchanged" else "indexed"
             chunks, change = outcome.chunks, outcome.change
@@ -299,7 +299,14 @@ class Ingestor:
                 "%s: %s, %d chunks, %.1fs", task.source, state, chunks, time.monotonic() - started
             )
         with session_scope(self._sessions) as session:
-            jobs.finish_file(session, task.job_file_id, state=state, chunks=chunks, error=error)
+            jobs.finish_file(
+                session,
+                task.job_file_id,
+                state=state,
+                chunks=chunks,
+                error=error,
+                retryable=retryable,
+            )
         with session_scope(self._sessions) as session:
             jobs.finish_job_if_done(session, task.job_id)
         return FileResult(task.job_file_id, task.source, state, chunks, error, change)
@@ -364,7 +371,7 @@ class Ingestor:
         from ingest.partition import partition_file
 
         if not task.path.is_file():
-            raise IngestFileError(task.source, "no such file")
+            raise UnreadableFile(task.source, "no such file")
         parsed = partition_file(task.path, task.source)
         self._progress(task, 0.2)
         meta = self._metadata.resolve(task, parsed.properties)

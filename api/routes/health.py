@@ -1,4 +1,9 @@
-"""Process health, readiness of what we depend on, and Prometheus metrics (open, no text)."""
+"""Process health, readiness of what we depend on, and Prometheus metrics.
+
+``/healthz`` and ``/readyz`` stay open (probes carry no credentials) and say nothing but
+``ok`` or ``unavailable`` (with 200 or 503); what each check found (which service is down,
+its error class, timings) goes only to the monitoring system's token or an operator, like
+``/metrics`` (``api.deps.operations_reader``)."""
 
 from __future__ import annotations
 
@@ -9,14 +14,15 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST
 from sqlalchemy import text
+from starlette.concurrency import run_in_threadpool
 
-from api.deps import ServicesDep, open_endpoint
+from api.deps import ServicesDep, open_endpoint, operations_reader, reads_operations
 from docent.wiring import Services
 
-router = APIRouter(tags=["ops"], dependencies=[Depends(open_endpoint)])
+router = APIRouter(tags=["ops"])
 
 
-@router.get("/healthz", summary="The process is up")
+@router.get("/healthz", summary="The process is up", dependencies=[Depends(open_endpoint)])
 def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
@@ -52,9 +58,17 @@ CHECKS = {"database": _check_database, "index": _check_index, "broker": _check_b
 @router.get(
     "/readyz",
     summary="Database, index and broker reachable",
-    responses={503: {"description": "names what is down"}},
+    responses={503: {"description": "something is down (named to the metrics token)"}},
+    dependencies=[Depends(open_endpoint)],
 )
-def readyz(services: ServicesDep) -> JSONResponse:
+async def readyz(request: Request, services: ServicesDep) -> JSONResponse:
+    body, status = await run_in_threadpool(_readiness, services)
+    if not await reads_operations(request, services):
+        body = {"status": body["status"]}
+    return JSONResponse(body, status_code=status)
+
+
+def _readiness(services: Services) -> tuple[dict[str, Any], int]:
     results: dict[str, Any] = {}
     down: list[str] = []
     for name, check in CHECKS.items():
@@ -66,9 +80,14 @@ def readyz(services: ServicesDep) -> JSONResponse:
             down.append(name)
         results[name] = {"status": state, "ms": round((time.perf_counter() - start) * 1000, 1)}
     body = {"status": "ok" if not down else "unavailable", "down": down, "checks": results}
-    return JSONResponse(body, status_code=503 if down else 200)
+    return body, 503 if down else 200
 
 
-@router.get("/metrics", summary="Prometheus metrics", response_class=Response)
+@router.get(
+    "/metrics",
+    summary="Prometheus metrics (the metrics token or an operator)",
+    response_class=Response,
+    dependencies=[Depends(operations_reader)],
+)
 def metrics(request: Request) -> Response:
     return Response(request.app.state.metrics.render(), media_type=CONTENT_TYPE_LATEST)

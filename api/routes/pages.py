@@ -11,27 +11,12 @@ from fastapi.responses import RedirectResponse, Response
 from api.deps import AnyUserDep, AskerDep, DbDep, EditorDep, OperatorDep, ServicesDep, SettingsDep
 from api.handoffs import gaps_for, handoff_view, handoffs_for
 from api.jobs import list_jobs
+from api.nav import nav_for
 from api.routes.ask import passage_view
 from api.routes.documents import document, document_view, visible_documents
 from api.users import CurrentUser
 
 router = APIRouter(include_in_schema=False)
-
-NAV = (
-    ("/", "Ask", "asker"),
-    ("/handoffs", "Handoffs", "any"),
-    ("/documents", "Documents", "editor"),
-    ("/gaps", "Content gaps", "editor"),
-    ("/jobs", "Jobs", "operator"),
-)
-
-
-def nav_for(user: CurrentUser) -> list[dict[str, str]]:
-    return [
-        {"href": href, "label": label}
-        for href, label, role in NAV
-        if role == "any" or user.has_role(role)
-    ]
 
 
 def render(request: Request, user: CurrentUser, template: str, active: str, **ctx: Any) -> Response:

@@ -92,6 +92,8 @@ class JobFile(Base):
     progress: Mapped[float] = mapped_column(Float, default=0.0)
     chunks: Mapped[int] = mapped_column(Integer, default=0)
     error: Mapped[str | None] = mapped_column(Text)
+    # A failed file: can trying it again succeed? (``ingest.faults``; NULL when not failed)
+    retryable: Mapped[bool | None] = mapped_column(Boolean)
     access_level: Mapped[str | None] = mapped_column(String(50))
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

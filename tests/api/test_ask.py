@@ -124,7 +124,7 @@ def test_traces_belong_to_their_asker_and_admins_within_clearance(env: ApiEnv) -
 def test_metrics_count_outcomes_and_stage_latency(env: ApiEnv) -> None:
     assert ask(env, "ada", "What does the Team plan cost?")["reason_code"] is None
     refused = ask(env, "ada", "What colour are the office plants watered with?")
-    text = env.client.get("/metrics").text
+    text = env.get("otto", "/metrics").text
     assert 'docent_ask_outcomes_total{outcome="answered",reason="none"}' in text
     assert refused["outcome"] == "insufficient_evidence"
     label = f'{{outcome="insufficient_evidence",reason="{refused["reason_code"]}"}}'

@@ -149,6 +149,6 @@ def test_a_user_with_no_role_reaches_only_the_any_pages(make_env: Callable[..., 
     home = env.get("norole", "/", headers={"Accept": "text/html"}, follow_redirects=False)
     assert home.status_code == 303 and home.headers["location"] == "/handoffs"
     page = env.get("norole", "/documents", headers={"Accept": "text/html"})
-    assert page.status_code == 403 and "Not allowed" in page.text
+    assert page.status_code == 403 and "You don't have access to this" in page.text
     anon = env.client.get("/documents", headers={"Accept": "text/html"}, follow_redirects=False)
     assert anon.status_code == 303 and anon.headers["location"] == "/login?next=/documents"

@@ -83,7 +83,10 @@ def fuzz(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzz]:
         "trace_id": [asked.json()["trace_id"]],
         "job_id": [job_id],
     }
-    yield Fuzz(schemathesis.openapi.from_asgi("/openapi.json", app), tokens, targets, {})
+    # The schema needs sign-in, like every page (DOCENT_API_DOCS_PUBLIC is off).
+    admin = {"Authorization": f"Bearer {tokens['admin']}"}
+    schema = schemathesis.openapi.from_asgi("/openapi.json", app, headers=admin)
+    yield Fuzz(schema, tokens, targets, {})
     app.state.job_runner.shutdown(wait=True)  # reindex jobs the fuzz started finish first
     services.close()
 

@@ -1,4 +1,6 @@
-"""Liveness, readiness (naming what is down) and Prometheus metrics."""
+"""Liveness, readiness and Prometheus metrics. The probes stay open and say only ``ok`` or
+``unavailable``; what each check found, and the metrics, are for the monitoring system's
+token or an operator (anonymous: 401, without the role: 403)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,9 @@ from docent.settings import Settings
 from docent.wiring import Services
 from tests.api.conftest import ApiEnv
 
+TOKEN = "metrics-token-for-the-tests"
+BEARER = {"Authorization": f"Bearer {TOKEN}"}
+
 
 def closed_port() -> int:
     with socket.socket() as sock:
@@ -21,18 +26,26 @@ def closed_port() -> int:
 
 
 def test_healthz_and_readyz_when_all_is_up(make_env: Callable[..., ApiEnv]) -> None:
-    env = make_env()
+    env = make_env(metrics_token=TOKEN)
     assert env.client.get("/healthz").json() == {"status": "ok"}
     ready = env.client.get("/readyz")
     assert ready.status_code == 200
-    body = ready.json()
+    assert ready.json() == {"status": "ok"}  # nothing else, anonymously
+    body = env.client.get("/readyz", headers=BEARER).json()
     assert body["status"] == "ok" and body["down"] == []
     assert set(body["checks"]) == {"database", "index", "broker"}
+    # A signed-in operator sees the same; anyone else, or a wrong token, the anonymous view.
+    assert set(env.get("otto", "/readyz").json()) == {"status", "down", "checks"}
+    assert env.get("ada", "/readyz").json() == {"status": "ok"}
+    wrong = env.client.get("/readyz", headers={"Authorization": "Bearer not-the-token"})
+    assert (wrong.status_code, wrong.json()) == (200, {"status": "ok"})
 
 
 def test_readyz_names_a_broker_that_is_down(make_env: Callable[..., ApiEnv]) -> None:
-    env = make_env(broker_url=f"redis://127.0.0.1:{closed_port()}/0")
+    env = make_env(broker_url=f"redis://127.0.0.1:{closed_port()}/0", metrics_token=TOKEN)
     ready = env.client.get("/readyz")
+    assert (ready.status_code, ready.json()) == (503, {"status": "unavailable"})
+    ready = env.client.get("/readyz", headers=BEARER)
     assert ready.status_code == 503
     assert ready.json()["down"] == ["broker"]
     assert ready.json()["checks"]["broker"]["status"].startswith("down: ")
@@ -40,7 +53,7 @@ def test_readyz_names_a_broker_that_is_down(make_env: Callable[..., ApiEnv]) -> 
 
 def test_readyz_with_a_real_broker(make_env: Callable[..., ApiEnv], redis_url: str) -> None:
     env = make_env(broker_url=redis_url)
-    assert env.client.get("/readyz").json()["checks"]["broker"]["status"] == "ok"
+    assert env.get("otto", "/readyz").json()["checks"]["broker"]["status"] == "ok"
 
 
 def test_readyz_names_a_database_that_is_down(tmp_path: Path, hashing_embedder: object) -> None:
@@ -50,14 +63,18 @@ def test_readyz_names_a_database_that_is_down(tmp_path: Path, hashing_embedder: 
         env="test",
         data_dir=tmp_path,
         database_url=f"postgresql+psycopg://postgres:hunter2@127.0.0.1:{port}/docent",
+        metrics_token=TOKEN,
     )
     services = Services(settings, embedder=hashing_embedder)  # type: ignore[arg-type]
     try:
         client = TestClient(create_app(services), raise_server_exceptions=False)
         assert client.get("/healthz").status_code == 200
-        ready = client.get("/readyz")
+        anonymous = client.get("/readyz")
+        assert (anonymous.status_code, anonymous.json()) == (503, {"status": "unavailable"})
+        # The token is checked before any user: it needs no database.
+        ready = client.get("/readyz", headers=BEARER)
         assert ready.status_code == 503 and ready.json()["down"] == ["database"]
-        assert "docent_ask_seconds" in client.get("/metrics").text
+        assert "docent_ask_seconds" in client.get("/metrics", headers=BEARER).text
         me = client.get("/api/me", headers={"Authorization": "Bearer dct_x_y"})
         assert me.status_code == 503
         assert me.json()["error"]["code"] == "unavailable"
@@ -75,9 +92,34 @@ def test_readyz_names_a_database_that_is_down(tmp_path: Path, hashing_embedder: 
 
 
 def test_metrics_expose_jobs_and_documents(make_env: Callable[..., ApiEnv]) -> None:
-    env = make_env()
-    text = env.client.get("/metrics").text
+    env = make_env(metrics_token=TOKEN)
+    text = env.client.get("/metrics", headers=BEARER).text
     assert "# TYPE docent_ask_stage_seconds histogram" in text
     assert 'docent_ingest_jobs{state="failed"} 0.0' in text
     assert "docent_documents_indexed 0.0" in text
-    assert env.client.get("/metrics").headers["content-type"].startswith("text/plain")
+    assert (
+        env.client.get("/metrics", headers=BEARER).headers["content-type"].startswith("text/plain")
+    )
+
+
+def test_metrics_need_the_token_or_an_operator(make_env: Callable[..., ApiEnv]) -> None:
+    env = make_env(metrics_token=TOKEN)
+    anonymous = env.client.get("/metrics")
+    assert anonymous.status_code == 401
+    assert anonymous.json()["error"]["code"] == "unauthenticated"
+    assert "docent_" not in anonymous.text
+    wrong = env.client.get("/metrics", headers={"Authorization": "Bearer wrong-token"})
+    assert wrong.status_code == 401 and "docent_" not in wrong.text
+    assert env.get("ada", "/metrics").status_code == 403  # signed in, not an operator
+    for who in ("otto", "admin"):
+        assert "docent_ask_seconds" in env.get(who, "/metrics").text
+    # A browser is not sent to sign in for a machine's route: the same 401.
+    browser = env.client.get("/metrics", headers={"Accept": "text/html"}, follow_redirects=False)
+    assert browser.status_code == 401
+
+
+def test_without_a_token_metrics_are_for_operators_only(make_env: Callable[..., ApiEnv]) -> None:
+    env = make_env()  # the default settings: no metrics token
+    assert env.client.get("/metrics").status_code == 401
+    assert env.client.get("/metrics", headers={"Authorization": "Bearer "}).status_code == 401
+    assert env.get("otto", "/metrics").status_code == 200

@@ -12,24 +12,44 @@ from tests.api.test_documents import upload
 BROKEN_DOCX = b"PK\x03\x04 this is not really a word document"
 
 
-def test_a_failed_job_shows_the_error_per_file_and_can_be_retried(env: ApiEnv) -> None:
+def test_a_file_that_can_never_succeed_is_not_offered_a_retry(env: ApiEnv) -> None:
     response = upload(
         env, "eddie", [("broken.docx", BROKEN_DOCX), ("fine.md", b"# Fine\n\nAll fine.\n")]
     )
     job = env.wait_job(response.json()["job_id"])
-    assert job["state"] == "failed" and job["can_retry"]
+    assert job["state"] == "failed"
+    assert job["retryable"] is False and job["can_retry"] is False  # a corrupt file stays so
     files = {f["source"]: f for f in job["files"]}
     assert files["broken.docx"]["state"] == "failed" and files["broken.docx"]["error"]
+    assert files["broken.docx"]["retryable"] is False
     assert files["fine.md"]["state"] == "indexed" and files["fine.md"]["error"] is None
     listed = {j["job_id"]: j for j in env.get("otto", "/api/jobs").json()["jobs"]}
     assert listed[job["job_id"]]["files"][0]["error"]
 
     assert env.post("eddie", f"/api/jobs/{job['job_id']}/retry").status_code == 403
+    refused = env.post("otto", f"/api/jobs/{job['job_id']}/retry")
+    assert refused.status_code == 409
+    assert refused.json()["error"]["code"] == "conflict"
+    assert "fix the file and upload it again" in refused.json()["error"]["message"]
+    again = env.get("otto", f"/api/jobs/{job['job_id']}").json()
+    assert again["state"] == "failed" and again["files"][0]["attempts"] == 1  # not run again
+
+
+def test_a_file_a_retry_can_fix_is_retried(make_env: Callable[..., ApiEnv]) -> None:
+    # No disk has a petabyte to spare: the write is refused as a full disk would be.
+    env = make_env(min_free_disk_mb=10**9)
+    response = upload(env, "eddie", [("desk.md", b"# Desks\n\nHot desks: first come.\n")])
+    job = env.wait_job(response.json()["job_id"])
+    assert job["state"] == "failed", job
+    (desk,) = job["files"]
+    assert "disk is nearly full" in desk["error"] and desk["retryable"] is True
+    assert job["retryable"] is True and job["can_retry"] is True
+
+    assert env.post("eddie", f"/api/jobs/{job['job_id']}/retry").status_code == 403
     retried = env.post("otto", f"/api/jobs/{job['job_id']}/retry")
     assert retried.status_code == 202
     again = env.wait_job(job["job_id"])
-    assert again["state"] == "failed"
-    assert {f["source"]: f for f in again["files"]}["broken.docx"]["attempts"] == 2
+    assert again["state"] == "failed" and again["files"][0]["attempts"] == 2
 
 
 def test_only_a_failed_job_can_be_retried_and_only_a_queued_one_cancelled(env: ApiEnv) -> None:

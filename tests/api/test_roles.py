@@ -21,7 +21,10 @@ Expected = tuple[int, int, int | None]
 ROUTES: list[tuple[str, str, str, str, Any, Expected]] = [
     ("GET", "/healthz", "/healthz", "public", None, (200, 200, 200)),
     ("GET", "/readyz", "/readyz", "public", None, (200, 200, 200)),
-    ("GET", "/metrics", "/metrics", "public", None, (200, 200, 200)),
+    ("GET", "/metrics", "/metrics", "operator", None, (200, 200, None)),
+    ("GET", "/openapi.json", "/openapi.json", "any", None, (200, 200, None)),
+    ("GET", "/docs", "/docs", "any", None, (200, 200, None)),
+    ("GET", "/redoc", "/redoc", "any", None, (200, 200, None)),
     ("GET", "/login", "/login", "public", None, (303, 303, 200)),
     ("POST", "/login", "/login", "public", None, (422, 422, 422)),
     ("POST", "/logout", "/logout", "any", None, (303, 303, None)),

@@ -151,7 +151,11 @@ def test_a_file_the_model_chokes_on_fails_alone_and_the_rest_of_its_batch_is_wri
         ingestor.run(job)
         status = ingestor.job_status(job)
         assert status["errors"] == [
-            {"source": "b.md", "reason": "internal error while ingesting (RuntimeError)"}
+            {
+                "source": "b.md",
+                "reason": "internal error while ingesting (RuntimeError)",
+                "retryable": True,  # a fault outside the file: another try may succeed
+            }
         ]
         assert {f["source"]: f["state"] for f in status["files"]} == {
             "a.md": "indexed",

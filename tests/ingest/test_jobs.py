@@ -70,26 +70,57 @@ def test_pace_is_chunks_per_second_and_seconds_left_at_that_pace() -> None:
     assert jobs.pace(start, now, 0.0, 0) == {"chunks_per_s": 0.0, "eta_s": None}
 
 
-def test_a_failed_file_fails_the_job_and_retry_requeues_only_it(sessions, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_retry_requeues_only_the_failed_files_a_retry_can_fix(sessions, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     job_id = _job(sessions, tmp_path, bad=True)
     with session_scope(sessions) as session:
         ids = jobs.pending_file_ids(session, job_id)
         assert len(ids) == 2  # the unsupported file failed at submit
         for file_id in ids:
             jobs.claim_file(session, file_id)
-            jobs.finish_file(session, file_id, state="indexed", chunks=1)
+        jobs.finish_file(session, ids[0], state="indexed", chunks=1)
+        # b.md: the database did not answer (a retry can fix it); c.xyz cannot be read at all.
+        jobs.finish_file(session, ids[1], state="failed", error="db down", retryable=True)
         assert jobs.finish_job_if_done(session, job_id) == "failed"
     with session_scope(sessions) as session:
         status = jobs.status_of(session, job_id)
-        assert status["errors"] == [{"source": "c.xyz", "reason": "unsupported file type .xyz"}]
-        assert status["error"] == "1 of 3 files failed"
-        assert status["documents"] == 2  # the good files stay in
+        assert status["errors"] == [
+            {"source": "b.md", "reason": "db down", "retryable": True},
+            {"source": "c.xyz", "reason": "unsupported file type .xyz", "retryable": False},
+        ]
+        assert status["retryable"] is True
+        assert [f["retryable"] for f in status["files"]] == [False, True, False]
+        assert status["error"] == "2 of 3 files failed"
+        assert status["documents"] == 1  # the good file stays in
         requeued = jobs.requeue_failed(session, job_id)
+    assert requeued == [ids[1]]
     with session_scope(sessions) as session:
         assert jobs.get_job(session, job_id).state == "queued"
         assert jobs.pending_file_ids(session, job_id) == requeued
         with pytest.raises(Conflict):
             jobs.requeue_failed(session, job_id)
+
+
+def test_files_failed_by_their_own_fault_are_not_retried(sessions, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    job_id = _job(sessions, tmp_path, bad=True)
+    with session_scope(sessions) as session:
+        for n, file_id in enumerate(jobs.pending_file_ids(session, job_id)):
+            jobs.claim_file(session, file_id)
+            if n == 0:
+                jobs.finish_file(session, file_id, state="indexed", chunks=1)
+            else:
+                jobs.finish_file(session, file_id, state="failed", error="corrupt", retryable=False)
+        assert jobs.finish_job_if_done(session, job_id) == "failed"
+    with session_scope(sessions) as session:
+        assert jobs.status_of(session, job_id)["retryable"] is False
+        with pytest.raises(Conflict, match="fix the file and upload it again"):
+            jobs.requeue_failed(session, job_id)
+        # A row that failed before the flag existed (NULL) is retried, as it was then.
+        for row in jobs.job_files(session, job_id):
+            if row.source == "b.md":
+                row.retryable = None
+    with session_scope(sessions) as session:
+        assert jobs.status_of(session, job_id)["retryable"] is True
+        assert len(jobs.requeue_failed(session, job_id)) == 1
 
 
 def test_cancel_only_a_queued_job(sessions, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

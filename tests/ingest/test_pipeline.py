@@ -213,7 +213,8 @@ def test_jobs_cancel_retry_and_an_unsupported_file_among_good_ones(
     status = ingestor.job_status(job_id)
     files = {f["source"]: f for f in status["files"]}
     assert files["good.md"]["state"] == "indexed" and files["good.md"]["attempts"] == 2
-    assert files["notes.xyz"]["state"] == "failed"  # a file's own fault fails again
+    # A file's own fault stays failed: a retry does not take it (the moved file, back, does).
+    assert files["notes.xyz"]["state"] == "failed" and files["notes.xyz"]["attempts"] == 0
     assert status["state"] == "failed" and status["documents"] == 1
     assert services.index.count() == files["good.md"]["chunks"] > 0
 

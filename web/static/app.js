@@ -56,6 +56,10 @@ function tableEl(header, rows, cls) {
     el("thead", {}, el("tr", {}, header.map((h) => el("th", { scope: "col", text: h })))),
     el("tbody", {}, rows.map((r) => el("tr", {}, r.map((c) => el("td", { text: c }))))));
 }
+// A table wider than its card scrolls sideways inside it; the region takes the keyboard focus
+// so it can be scrolled without a pointer.
+const scrollingTable = (table) =>
+  el("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Table (scrolls sideways)" }, table);
 // Split answer text into prose and tables: a run of lines starting with "|" is a table;
 // text after its last cell (the citation marker) stays with it.
 function answerSegments(text) {
@@ -81,7 +85,7 @@ function answerSegments(text) {
 }
 
 /* ---------- Ask ---------- */
-function renderAnswer(data, question) {
+function renderAnswer(data, question, { focus = true } = {}) {
   try { sessionStorage.setItem("docent:last", JSON.stringify({ data, question })); } catch (_) { /* private mode */ }
   const box = document.getElementById("result");
   box.replaceChildren();
@@ -108,7 +112,7 @@ function renderAnswer(data, question) {
     // A quoted table row comes as Markdown pipe lines: show it as a table.
     answerSegments(String(data.answer || "")).forEach((seg) => {
       if (seg.table) {
-        answer.append(tableEl(seg.table.header, seg.table.rows, "answer-table"));
+        answer.append(scrollingTable(tableEl(seg.table.header, seg.table.rows, "answer-table")));
         withCitations(answer, seg.after);
       } else {
         withCitations(answer, seg.text);
@@ -127,8 +131,9 @@ function renderAnswer(data, question) {
               el("code", { text: c.source }),
               c.effective ? ` · effective ${c.effective}` : "",
               " ", badge(c.status)),
-            c.table ? tableEl(c.table.header, c.table.rows, "citation-table")
-              : c.quote ? el("q", { class: "citation-quote", text: c.quote }) : null)))));
+            !c.table && c.quote ? el("q", { class: "citation-quote", text: c.quote }) : null)),
+        // A quoted table row sits below the link, where its table may scroll sideways.
+        c.table ? scrollingTable(tableEl(c.table.header, c.table.rows, "citation-table")) : null)));
     const superseded = cites.some((c) => c.status !== "current");
     box.append(el("article", { class: "card answer" },
       el("p", { class: "eyebrow", text: data.confidence != null ? `Answer · checked against the documents · confidence ${Math.round(data.confidence * 100)}%` : "Answer · checked against the documents" }), answer,
@@ -155,7 +160,12 @@ function renderAnswer(data, question) {
     const closest = data.closest || [];
     if (closest.length) {
       // Each with its unit nearest the question, highlighted: not a checked answer.
-      card.append(el("p", { class: "muted small", text: "Read these first: each passage with its sentence nearest your question (not a checked answer):" }),
+      // Not covered: nothing cleared the relevance bar, so these are only the nearest (the
+      // CLI's wording: generate/cli.py).
+      const lead = probably || data.reason_code === "version_not_found"
+        ? "Read these first: each passage with its sentence nearest your question (not a checked answer):"
+        : "Nearest passages, a weak match (they may not hold the answer):";
+      card.append(el("p", { class: "muted small", text: lead }),
         el("ul", { class: "closest" }, closest.map((r) =>
           el("li", {},
             el("a", { href: passageHref(r.id, r.nearest || undefined) }, (r.heading_path || []).join(" › ") || r.source),
@@ -173,7 +183,7 @@ function renderAnswer(data, question) {
     card.append(handoffOffer(data, question, false));
     box.append(card);
   }
-  box.focus();
+  if (focus) box.focus();
 }
 
 // A closest passage's excerpt with its unit nearest the question marked.
@@ -306,10 +316,11 @@ function initAsk() {
     }
   };
   form.addEventListener("submit", (ev) => { ev.preventDefault(); askNow(); });
-  // Coming back from a passage: show the answer again instead of an empty page.
+  // Coming back from a passage: show the answer again instead of an empty page (the
+  // question box keeps the focus it takes on load, `autofocus`).
   try {
     const last = JSON.parse(sessionStorage.getItem("docent:last") || "null");
-    if (last && last.data) { q.value = last.question || ""; renderAnswer(last.data, last.question); }
+    if (last && last.data) { q.value = last.question || ""; renderAnswer(last.data, last.question, { focus: false }); }
   } catch (_) { /* nothing stored */ }
   q.addEventListener("keydown", (ev) => {
     if (ev.key === "Enter" && !ev.shiftKey) { ev.preventDefault(); askNow(); }
@@ -337,6 +348,12 @@ function initBack() {
   document.getElementById("quote")?.scrollIntoView({ block: "center" });
 }
 
+// The sign-in page: the last answer shown in this tab was for whoever signed in before.
+function initSignIn() {
+  if (!document.querySelector('form[action="/login"]')) return;
+  try { sessionStorage.removeItem("docent:last"); } catch (_) { /* private mode */ }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
-  initAsk(); initHandoffs(); initBack();
+  initSignIn(); initAsk(); initHandoffs(); initBack();
 });

@@ -37,7 +37,9 @@ function renderJob(job, { actions = true } = {}) {
         el("span", { class: "job-file-name" }, f.hidden ? el("em", { text: f.source }) : el("code", { text: f.source })),
         el("span", { class: "job-file-state", text: `${f.state}${f.chunks ? ` · ${plural(f.chunks, "chunk")}` : ""}${f.attempts > 1 ? ` · attempt ${f.attempts}` : ""}${f.seconds != null ? ` · ${Number(f.seconds).toFixed(1)}s` : ""}` })),
       progressBar(f.progress, f.state, `${f.source}: ${pct(f.progress)}`),
-      f.error ? el("div", { class: "job-file-error", role: "note", text: f.error }) : null)));
+      f.error ? el("div", { class: "job-file-error", role: "note", text: f.error }) : null,
+      f.state === "failed" && f.retryable === false
+        ? el("div", { class: "job-file-hint", text: "A retry can't fix this: correct the file and upload it again." }) : null)));
   // A finished job without failures folds its file list away (a reindex lists every file).
   const fold = job.state === "succeeded" && files.length > 3;
   let body = table;
@@ -130,14 +132,31 @@ function rejectedList(rejected) {
     el("li", {}, el("strong", { text: r.filename }), ": ", r.error)));
 }
 
+// The documents list, fetched again once a job ends: the page's own server-rendered section
+// (escaped by its template) replaces the old one whole, so the list has one renderer.
+async function refreshDocuments() {
+  const section = document.getElementById("documents-list");
+  if (!section) return false;
+  try {
+    const res = await fetch("/documents", { headers: { Accept: "text/html" }, credentials: "same-origin" });
+    if (!res.ok) return false;
+    const page = new DOMParser().parseFromString(await res.text(), "text/html");
+    const fresh = page.getElementById("documents-list");
+    if (!fresh) return false;
+    section.replaceWith(document.importNode(fresh, true));
+    return true;
+  } catch (_) { return false; }
+}
+
 function watchJob(jobId, holder, status) {
   const tick = async () => {
     let job;
     try { job = await api(`/api/jobs/${jobId}`); } catch (e) { status.textContent = e.message; return; }
     holder.replaceChildren(renderJob(job, { actions: false }));
     if (["succeeded", "failed", "cancelled"].includes(job.state)) {
-      status.replaceChildren(job.state === "succeeded" ? "Done. " : `Job ${job.state}. `,
-        el("a", { href: "/documents", text: "Refresh the list" }));
+      const done = job.state === "succeeded" ? "Done." : `Job ${job.state}.`;
+      if (await refreshDocuments()) status.textContent = `${done} The list below is up to date.`;
+      else status.replaceChildren(`${done} `, el("a", { href: "/documents", text: "Refresh the list" }));
       return;
     }
     setTimeout(tick, 1000);
