@@ -273,8 +273,11 @@ def register(app: typer.Typer) -> None:
             top1_accuracy,
         )
         from evals.cases import select_split
+        from evals.fit_move import graded_pair, move_section
         from evals.gate_fit import gate_rows, gate_section
         from evals.runner import chunk_refs, with_unretrieved
+        from generate.answer_gate import AnswerGate
+        from generate.extractive import ExtractiveGenerator
 
         if split == "test":
             raise typer.BadParameter(
@@ -305,6 +308,11 @@ def register(app: typer.Typer) -> None:
             everything = with_unretrieved(cases, chunk_refs(services))
             rows, columns = gate_rows(services, everything, weights, _progress(quiet))
             version = services.searcher.current_version()
+            gate, section = gate_section(
+                rows, columns, len(cases), len(everything), wrong_cost, max_answer_loss
+            )
+            fitted = ExtractiveGenerator(weights=weights, gate=gate or AnswerGate())
+            moved = move_section(graded_pair(services, cases, services.generator, fitted))
         text = fit_report(
             weights,
             top1_accuracy(data, vector),
@@ -314,15 +322,11 @@ def register(app: typer.Typer) -> None:
             f"(index_version {version}, top_k {settings.top_k}, relevance threshold "
             f"{settings.relevance_threshold})",
         )
-        gate, section = gate_section(
-            rows, columns, len(cases), len(everything), wrong_cost, max_answer_loss
-        )
-        text += section
+        text += section + "\n" + moved
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text + "\n", encoding="utf-8")
         if save is not None:
-            from generate.answer_gate import AnswerGate
             from generate.answerer_file import FittedAnswerer, save_fit
 
             fitted_on = f"{cases_file.name}, {part}, {len(cases)} cases, index_version {version}"

@@ -219,7 +219,15 @@ def _ms(seconds: float) -> float:
 
 
 CLOSEST_PASSAGES = 3  # offered to read when passages matched but none was quoted
-EXCERPT_CHARS = 300  # a longer closest sentence is cut at a word, with an ellipsis
+# A closest passage's excerpt: up to EXCERPT_UNITS of its units nearest the question, each
+# cut at a word after EXCERPT_CHARS, adding units while the excerpt stays within
+# EXCERPT_BUDGET characters. Chosen on the transfer report's dev splits (evals/reports/
+# transfer.md): two units of at most 300 characters left the answer out of a passage that
+# held it for 8 of GitHub's 36 and 8 of the sample's 226 must-answer cases (a long legal
+# sentence cut before its last clause, the answer in the third unit).
+EXCERPT_UNITS = 3
+EXCERPT_CHARS = 400
+EXCERPT_BUDGET = 600
 
 
 def tier_of(result: AskResult, closest: Sequence[Closest]) -> str:
@@ -230,16 +238,15 @@ def tier_of(result: AskResult, closest: Sequence[Closest]) -> str:
         return TIER_ANSWER
     if result.reason == "version_not_found":
         return TIER_NOT_COVERED  # the passages hold a later version, not the one asked
-    return TIER_PROBABLY_HERE if closest else TIER_NOT_COVERED
+    # Passages offered when no hit cleared the relevance bar are the nearest weak matches,
+    # shown under "not covered", never as where the answer probably is.
+    return TIER_PROBABLY_HERE if closest and result.hits else TIER_NOT_COVERED
 
 
 def confidence_of(result: AskResult) -> float | None:
     """The backend's calibrated probability that its draft answer is right, if it has one."""
     value = result.generation.confidence if result.generation else None
     return None if value is None else round(value, 3)
-
-
-EXCERPT_UNITS = 2  # a closest passage shows its two units nearest the question
 
 
 @dataclass(frozen=True)
@@ -254,20 +261,35 @@ class Closest:
 
 def closest_excerpt(hit: Hit, nearest: Sequence[str] = ()) -> str | None:
     """The passage's units (sentences, list items, table rows) nearest the question, best
-    first: the ones the answerer scored best in it (``nearest``), else the reranker's
-    closest sentence. What the asker reads first when no answer was quoted. Not an answer:
-    it was not held to the answerer's bar or its checks, and the UI and the CLI say so.
-    Text of a passage the asker may read (retrieval kept it): sentences verbatim, a table
-    row as its cells under their headers; each cut at a word after ``EXCERPT_CHARS``."""
-    units = _excerpt_units(hit, nearest)
-    return " … ".join(units) if units else None
+    first: the ones the answerer scored best in it (``nearest``), else the reranker's order
+    of its units. What the asker reads first when no answer was quoted. Not an answer: it
+    was not held to the answerer's bar or its checks, and the UI and the CLI say so. Text of
+    a passage the asker may read (retrieval kept it): sentences verbatim, a table row as its
+    cells under their headers; see ``EXCERPT_UNITS`` for how much is shown."""
+    return _joined(_excerpt_units(hit, nearest))
 
 
 def _excerpt_units(hit: Hit, nearest: Sequence[str]) -> list[str]:
-    units = [" ".join(u.split()) for u in nearest[:EXCERPT_UNITS]] or [
-        " ".join((hit.best_sentence or "").split())
-    ]
-    return [_cut(u) for u in units if u]
+    ranked = [" ".join(u.split()) for u in nearest] or _reranked_units(hit)
+    units: list[str] = []
+    for text in ranked[:EXCERPT_UNITS]:
+        if not text:
+            continue
+        cut = _cut(text)
+        if units and sum(len(u) for u in units) + len(cut) > EXCERPT_BUDGET:
+            break
+        units.append(cut)
+    return units
+
+
+def _reranked_units(hit: Hit) -> list[str]:
+    """A passage the answerer did not score (nothing cleared the relevance bar, or a tier
+    it did not reach): its units by the reranker's score, else its closest sentence."""
+    units = hit.chunk.sentences
+    if hit.unit_scores and len(hit.unit_scores) == len(units):
+        order = sorted(range(len(units)), key=lambda i: -hit.unit_scores[i])
+        return [" ".join(units[i].split()) for i in order]
+    return [" ".join((hit.best_sentence or "").split())]
 
 
 def _cut(text: str) -> str:
@@ -276,19 +298,29 @@ def _cut(text: str) -> str:
     return text[:EXCERPT_CHARS].rsplit(" ", 1)[0] + " …"
 
 
+def _joined(units: Sequence[str]) -> str | None:
+    """Units joined by an ellipsis (a gap in the passage); a cut unit's own trailing
+    ellipsis is not doubled."""
+    if not units:
+        return None
+    return " … ".join([*(u.removesuffix(" …") for u in units[:-1]), units[-1]])
+
+
 def closest_passages(result: AskResult) -> list[Closest]:
     """For a non-answer: the passages the asker may read (retrieval kept only those) where
     the answer most probably is, each with its excerpt — the answerer's own order first (the
-    block of its best unit), then retrieval's. A superseded passage whose successor is among
-    them is left out — the current rule is the one to read — unless the question asks for a
-    past version."""
+    block of its best unit), then retrieval's. When no passage cleared the relevance bar,
+    the nearest candidates below it (the weak matches ``tier_of`` shows as "not covered").
+    A superseded passage whose successor is among them is left out — the current rule is the
+    one to read — unless the question asks for a past version."""
     if isinstance(result.outcome, Answered):
         return []
+    pool = result.hits or result.cut
     past = version_request(result.question) is not None
-    shown = set() if past else {hit.chunk.source for hit in result.hits}
+    shown = set() if past else {hit.chunk.source for hit in pool}
     current = {
         hit.chunk.chunk_id: hit
-        for hit in sorted(result.hits, key=lambda h: h.rank)
+        for hit in sorted(pool, key=lambda h: h.rank)
         if not (hit.chunk.status == "superseded" and hit.chunk.superseded_by in shown)
     }
     nearest: dict[str, list[str]] = {}
@@ -300,12 +332,12 @@ def closest_passages(result: AskResult) -> list[Closest]:
     for cid in order:
         hit = current[cid]
         units = _excerpt_units(hit, nearest.get(cid, []))
-        first = units[0] if units else None
+        first = units[0].removesuffix(" …") if units else None  # as it reads in the excerpt
         # The same nearest sentence in another passage (a copy of the document in another
         # format) shows nothing new: the slot goes to the next passage.
         if first and any(c.nearest == first for c in out):
             continue
-        out.append(Closest(hit, first, " … ".join(units) if units else None))
+        out.append(Closest(hit, first, _joined(units)))
         if len(out) == CLOSEST_PASSAGES:
             break
     return out

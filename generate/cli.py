@@ -90,7 +90,13 @@ def human(result: AskResult) -> str:
             why = result.reason or code
             lines.append(f"  Docent will not answer this: {REASONS.get(why, REASONS[code])}.")
     if closest:
-        lines.append("Closest passages (the nearest sentence of each, not a checked answer):")
+        # Nothing cleared the relevance bar: the nearest passages, never "probably here".
+        weak = tier == "not_covered" and not result.hits
+        lines.append(
+            "Nearest passages, a weak match (they may not hold the answer):"
+            if weak
+            else "Closest passages (the nearest sentence of each, not a checked answer):"
+        )
         for passage in closest:
             chunk = passage.hit.chunk
             where = " › ".join([chunk.source, *chunk.heading_path])

@@ -39,11 +39,11 @@ from generate.answer_gate import AnswerGate, case_signals
 from generate.answer_types import Expectation, expect, wants_figure
 from generate.figures import answer_figures
 from generate.outcomes import answered
+from generate.pointers import pointers
 from generate.protocols import Generation
 from generate.quoting import ambiguous, cite, differ_in_figures
 from generate.reasons import UNCLEAR, VERSION_MISSING
 from generate.table_answers import superlative_table, table_answer
-from generate.tables import row_reading
 from generate.text import content_words, split_sentences
 from generate.unit_scoring import (
     GENERIC_WORDS,
@@ -92,14 +92,16 @@ class ExtractiveGenerator:
         considered: list[Scored] = []
         record: list[dict[str, object]] = []
 
-        def result(outcome: Outcome, confidence: float | None = None) -> Generation:
+        def result(
+            outcome: Outcome, confidence: float | None = None, draft: Outcome | None = None
+        ) -> Generation:
             gate = record[-1] if record else None
             return Generation(
                 outcome,
                 working(outcome, considered, gate),
                 self.model,
                 confidence=confidence,
-                pointers=pointers(considered),
+                pointers=pointers(considered, draft),
             )
 
         ordered = sorted(hits, key=lambda h: h.rank)
@@ -133,7 +135,9 @@ class ExtractiveGenerator:
             confidence = self.gate.confidence(signals)
             record.append(gate_record(signals, confidence))
             if not self.gate.passes(signals):
-                return result(InsufficientEvidence(UNCLEAR), confidence)
+                # Held back, the draft still says where a reader should look first.
+                draft = self._answer_of(best, scored, hits, asked)
+                return result(InsufficientEvidence(UNCLEAR), confidence, draft)
             return result(self._answer_of(best, scored, hits, asked), confidence)
         return result(InsufficientEvidence(NOT_FOUND))
 
@@ -353,13 +357,6 @@ def _overview(scored: list[Scored], asked: Asked) -> list[Scored]:
     return sorted(block, key=lambda s: s.unit.index)[:2]
 
 
-def pointers(considered: Sequence[Scored]) -> tuple[tuple[str, str], ...]:
-    """Every unit scored (a table row as its cells under their headers), best first: a
-    block's first entry is the sentence a reader of that passage should see first."""
-    ranked = sorted(considered, key=lambda s: -s.score)
-    return tuple((s.unit.hit.chunk.chunk_id, _reading(s)) for s in ranked)
-
-
 def _carries_type(scored: Scored) -> bool:
     return scored.fit >= TYPE_MATCH or scored.unit.text.rstrip().endswith(":")
 
@@ -386,12 +383,6 @@ def _joined(units: Sequence[Scored]) -> str:
 def _quote_text(scored: Scored) -> str:
     unit = scored.unit
     return f"{unit.header}\n{unit.text}" if unit.header else unit.text
-
-
-def _reading(scored: Scored) -> str:
-    """A unit as a person reads it: a table row as its cells under their headers."""
-    unit = scored.unit
-    return row_reading(unit.header, unit.text) if unit.header else unit.text
 
 
 def _tier(hit: Hit) -> str:

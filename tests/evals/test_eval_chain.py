@@ -303,6 +303,15 @@ def test_fit_answerer_fits_on_dev_and_refuses_the_test_split(
     assert "◀ chosen" in report and "min_score" in report
     gate = report.split("The answer gate", 1)[1]  # fitted, or why it could not be
     assert "◀ chosen" in gate or "Not fitted: the" in gate
+    # Each fitted case graded under the deployment's answerer and under the fit.
+    move = report.split("## The fit's move on these ", 1)[1]
+    fitted_cases = int(report.split(": ", 1)[1].split(" cases", 1)[0])
+    assert move.startswith(f"{fitted_cases} cases (in-sample)")
+    rows = [line for line in move.splitlines() if line.startswith(("| deployment", "| this fit"))]
+    assert len(rows) == 2
+    for row in rows:
+        assert sum(int(cell) for cell in row.strip("|").split("|")[1:]) == fitted_cases
+    assert "changed their grade:" in move or "No case changed its grade." in move
     code, output = invoke("eval", "fit-answerer", str(cases_file), "--split", "test")
     assert code != 0 and "test split is only reported" in output
 

@@ -9,9 +9,16 @@ from datetime import date
 from docent.contracts import TIER_ANSWER, TIER_NOT_COVERED, TIER_PROBABLY_HERE, Hit, Principal
 from docent.versions import VersionRequest, version_missing, version_request
 from generate.answer_gate import AnswerGate
-from generate.ask import Asker, ask_json
+from generate.ask import (
+    EXCERPT_BUDGET,
+    EXCERPT_CHARS,
+    EXCERPT_UNITS,
+    Asker,
+    ask_json,
+    closest_excerpt,
+)
 from generate.extractive import ExtractiveGenerator
-from generate.testing import FixedSearcher
+from generate.testing import FixedSearcher, FixedSearchResult
 from tests.render.builders import make_hit
 
 EMPLOYEE = Principal("ana", "employee", frozenset())
@@ -122,3 +129,105 @@ def test_which_requests_name_a_missing_version() -> None:
     assert event is not None and not event.dated and not version_missing(event, current)
     assert not version_missing(VersionRequest(older=True), current)  # "the old rule": no date
     assert version_request("how many days until the 2026 holidays") is None
+
+
+# --- what a non-answer shows: the excerpt and the weak matches ---------------------------
+
+PORTAL = "Leave requests go through the HR portal."
+CARRY = "Up to five unused days carry over to the next year."
+BANK = "Public holidays are not counted as leave."
+
+
+def test_nothing_cleared_the_bar_offers_the_nearest_passages_as_not_covered() -> None:
+    """Below the relevance bar the nearest readable passages are still shown — as a weak
+    match under "not covered", never as where the answer probably is — each excerpt in
+    the reranker's order of its units (the answerer read none of them)."""
+    weak = make_hit(
+        "handbook.md#7",
+        f"{PORTAL} {CARRY} {BANK}",
+        score=0.2,
+        sentences=(PORTAL, CARRY, BANK),
+        unit_scores=(0.1, 0.6, 0.3),
+    )
+    asker = Asker(
+        FixedSearcher([weak], threshold=0.5), ExtractiveGenerator(), None, budget_tokens=2000
+    )
+    body = ask_json(asker.ask("Do unused leave days carry over?", EMPLOYEE))
+    assert body["outcome"] == "insufficient_evidence" and body["reason_code"] == "below_threshold"
+    assert body["tier"] == TIER_NOT_COVERED and body["retrieved"] == []
+    [offered] = body["closest"]
+    assert offered["id"] == "handbook.md#7" and offered["nearest"] == CARRY
+    assert offered["excerpt"] == f"{CARRY} … {BANK} … {PORTAL}"
+
+
+def test_a_hidden_passage_below_the_bar_is_never_offered() -> None:
+    hidden = make_hit(
+        "salary.md#1",
+        "Band L5 pays €92,000.",
+        score=0.1,
+        access_level="confidential",
+        sentences=("Band L5 pays €92,000.",),
+        unit_scores=(0.9,),
+    )
+    # A searcher that ignores permissions: the asker's own recheck keeps it out.
+    asker = Asker(LeakyCut([hidden]), ExtractiveGenerator(), None, budget_tokens=2000)
+    body = ask_json(asker.ask("What does band L5 pay?", EMPLOYEE))
+    assert body["tier"] == TIER_NOT_COVERED and body["closest"] == []
+    assert "92,000" not in str(body) and "salary" not in str(body)
+
+
+class LeakyCut(FixedSearcher):
+    """A broken searcher that passes every candidate on as cut, hidden ones included."""
+
+    def search(self, query: str, principal: Principal, **_: object) -> FixedSearchResult:
+        return FixedSearchResult(hits=(), cut=tuple(self.hits), index_version=1)
+
+
+def test_an_excerpt_shows_up_to_three_units_within_its_budget_never_doubling_an_ellipsis() -> None:
+    long_unit = "Requests " + "for leave of more than three weeks " * 20 + "need approval."
+    hit = make_hit("handbook.md#9", long_unit, sentences=(long_unit,))
+    middle = (
+        f"{CARRY} A manager may approve more in writing, before the end of March, when a "
+        "team's workload kept someone from taking their days."
+    )
+    excerpt = closest_excerpt(hit, [long_unit, middle, BANK, PORTAL])
+    assert excerpt is not None
+    first, second = excerpt.split(" … ")[:2]
+    # The long unit is cut at a word; its own ellipsis is not doubled by the join.
+    assert len(first) <= EXCERPT_CHARS and long_unit.startswith(first)
+    assert "… …" not in excerpt and second == middle
+    # A third unit would pass the budget: two are shown.
+    assert len(first) + len(middle) <= EXCERPT_BUDGET < len(first) + len(middle) + len(BANK)
+    assert excerpt == f"{first} … {middle}"
+    short = closest_excerpt(hit, [CARRY, BANK, PORTAL, "Never shown: a fourth unit."])
+    assert short == f"{CARRY} … {BANK} … {PORTAL}"  # at most EXCERPT_UNITS
+    assert EXCERPT_UNITS == 3
+
+
+PER_DIEM = """| City | Daily per diem |
+| --- | --- |
+| Athens | €58 |
+| New York | €104 |
+| Sofia | €44 |
+| San Francisco | €108 |
+| Budapest | €52 |"""
+
+
+def test_a_held_back_draft_leads_the_excerpt_with_the_row_it_would_have_quoted() -> None:
+    """A superlative over a table: no unit score ranks the highest row first, the draft
+    does. Held back by the bar, the passage still shows that row first, marked."""
+    table = make_hit(
+        "expenses.md#4",
+        PER_DIEM,
+        score=0.8,
+        kind="table",
+        heading_path=("Expenses", "Per diem rates"),
+    )
+    question = "Which city has the highest daily per diem?"
+    drafted = ask([table], question, AnswerGate(threshold=0.0))
+    assert drafted["outcome"] == "answered" and "San Francisco" in str(drafted["answer"])
+    held = ask([table], question, AnswerGate(threshold=1.0))
+    assert held["tier"] == TIER_PROBABLY_HERE
+    [offered] = held["closest"]
+    assert offered["nearest"] == "City: San Francisco; Daily per diem: €108"
+    assert offered["excerpt"].startswith(offered["nearest"])

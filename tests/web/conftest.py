@@ -9,6 +9,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,14 +45,9 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def live_server(
-    tmp_path_factory: pytest.TempPathFactory, bundled_embedder: Any
-) -> Iterator[LiveServer]:
-    root = tmp_path_factory.mktemp("web")
-    services = Services(build_settings(root / "data"), embedder=bundled_embedder)
-    ingest_corpus(services, write_corpus(root / "corpus"))
-    tokens = make_users(services)
+@contextmanager
+def serving(services: Services) -> Iterator[str]:
+    """The app over ``services`` on a free port of 127.0.0.1, in a thread; yields its URL."""
     port = _free_port()
     config = uvicorn.Config(
         create_app(services), host="127.0.0.1", port=port, log_level="warning", access_log=False
@@ -64,13 +60,29 @@ def live_server(
         if time.monotonic() > deadline:
             raise RuntimeError("uvicorn did not start")
         time.sleep(0.05)
-    shots = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
-    shots.mkdir(parents=True, exist_ok=True)
     try:
-        yield LiveServer(f"http://127.0.0.1:{port}", services, tokens, shots)
+        yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+SHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
+
+
+@pytest.fixture(scope="session")
+def live_server(
+    tmp_path_factory: pytest.TempPathFactory, bundled_embedder: Any
+) -> Iterator[LiveServer]:
+    root = tmp_path_factory.mktemp("web")
+    services = Services(build_settings(root / "data"), embedder=bundled_embedder)
+    ingest_corpus(services, write_corpus(root / "corpus"))
+    tokens = make_users(services)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    try:
+        with serving(services) as url:
+            yield LiveServer(url, services, tokens, SHOTS)
+    finally:
         services.close()
 
 
@@ -93,9 +105,11 @@ def new_page(browser: Any, live_server: LiveServer) -> Iterator[Any]:
     """Opens pages in fresh browser contexts (each its own cookies); closes them after."""
     contexts: list[Any] = []
 
-    def make(viewport: dict[str, int] | None = None) -> Any:
+    def make(viewport: dict[str, int] | None = None, color_scheme: str = "light") -> Any:
         context = browser.new_context(
-            base_url=live_server.url, viewport=viewport or {"width": 1200, "height": 860}
+            base_url=live_server.url,
+            viewport=viewport or {"width": 1200, "height": 860},
+            color_scheme=color_scheme,
         )
         contexts.append(context)
         page = context.new_page()

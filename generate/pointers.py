@@ -1,0 +1,48 @@
+"""What the extractive answerer points a reader at when it shows no answer: every unit it
+scored, best first, as ``(chunk id, text)`` — the passages and excerpts a non-answer lists
+(``generate.ask.closest_passages``). A draft the answer gate held back leads: its quoted
+units are the sentences (or table rows) the answerer would have answered with, which for a
+superlative over a table is a row that no unit score ranks first."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from docent.contracts import Answered, Outcome
+from generate.tables import row_reading
+from generate.unit_scoring import Scored
+
+Pointer = tuple[str, str]  # (chunk id, a unit as a person reads it)
+
+
+def pointers(considered: Sequence[Scored], draft: Outcome | None = None) -> tuple[Pointer, ...]:
+    """The draft's quoted units first (when ``draft`` is an answer held back), then every
+    unit scored, best first: a block's first entry is what a reader of it should see first."""
+    lead = quoted(considered, draft) if isinstance(draft, Answered) else []
+    ranked = sorted(considered, key=lambda s: -s.score)
+    return tuple(dict.fromkeys((s.unit.hit.chunk.chunk_id, reading(s)) for s in [*lead, *ranked]))
+
+
+def quoted(considered: Sequence[Scored], draft: Answered) -> list[Scored]:
+    """The scored units the draft's first quote (its answer, not a runner-up reading) is
+    made of, in the quote's order: a quoted table's rows, a quoted list's items."""
+    if not draft.citations:
+        return []
+    first = draft.citations[0]
+    quote = _flat(first.quote)
+    found = [
+        (at, s)
+        for s in considered
+        if s.unit.hit.chunk.chunk_id == first.id and (at := quote.find(_flat(s.unit.text))) >= 0
+    ]
+    return [s for _, s in sorted(found, key=lambda pair: pair[0])]
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def reading(scored: Scored) -> str:
+    """A unit as a person reads it: a table row as its cells under their headers."""
+    unit = scored.unit
+    return row_reading(unit.header, unit.text) if unit.header else unit.text
