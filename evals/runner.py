@@ -26,8 +26,9 @@ from evals.metrics import Column, find_leaks, grade, hidden_sentences
 if TYPE_CHECKING:
     from docent.settings import Settings
     from docent.wiring import Services
-    from generate.ask import Asker, AskResult
+    from generate.ask import Asker
     from generate.protocols import Generator
+    from generate.result import AskResult
     from retrieval.searcher import SearchResult
 
 RANKED_KEEP = 10  # the reranked list kept per row, for recall@10

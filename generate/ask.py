@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +40,7 @@ from generate.errors import LLMUnavailable
 from generate.outcomes import citation_to_dict
 from generate.protocols import Generation, Generator, SearcherLike
 from generate.reasons import reason_for
+from generate.result import AskResult, Handoff
 from generate.trace import save_trace
 from render.budget import TokenCounter
 from render.prompt import RenderedPrompt, render
@@ -47,39 +48,6 @@ from render.tokens import count_tokens as default_count_tokens
 
 MAX_QUESTION_CHARS = 2000
 MODEL_UNAVAILABLE = "model_unavailable"
-
-
-@dataclass(frozen=True)
-class Handoff:
-    """Who to ask when the documents do not answer: the owner of the closest document the
-    asker may read (the top hit, else the best candidate below the relevance cut)."""
-
-    owner: str
-    source: str | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"owner": self.owner, "source": self.source}
-
-
-@dataclass(frozen=True)
-class AskResult:
-    trace_id: str
-    question: str
-    principal: Principal
-    outcome: Outcome
-    hits: tuple[Hit, ...]
-    cut: tuple[Hit, ...]
-    prompt: RenderedPrompt | None
-    generation: Generation | None
-    checks: tuple[CheckResult, ...]
-    timings_ms: Mapping[str, float]
-    index_version: int
-    handoff: Handoff | None
-    backend: str
-    stages: Mapping[str, tuple[str, ...]]
-    levels: tuple[str, ...] = DEFAULT_LEVELS
-    reason: str | None = None
-    scope: str | None = None  # the collection the question named, if any
 
 
 class Asker:

@@ -11,7 +11,7 @@ import typer
 from docent.contracts import Ambiguous, Answered, Declined, InsufficientEvidence
 
 if TYPE_CHECKING:
-    from generate.ask import AskResult
+    from generate.result import AskResult
 
 REASONS = {
     "out_of_scope": "the question is outside what the policy documents are for",

@@ -22,7 +22,7 @@ from generate.errors import TraceNotFound, TraceStoreUnavailable
 from generate.outcomes import outcome_to_dict
 
 if TYPE_CHECKING:
-    from generate.ask import AskResult
+    from generate.result import AskResult
 
 
 def hit_record(hit: Hit, stages: Mapping[str, Sequence[str]]) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from docent.contracts import (
     Principal,
 )
 from docent.wiring import Services
-from generate.ask import AskResult, Handoff
+from generate.result import AskResult, Handoff
 from generate.trace import save_trace
 from tests.api.conftest import ApiEnv, build_settings
 from tests.api.corpus import USERS, make_users

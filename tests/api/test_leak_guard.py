@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from docent.contracts import Answered, Citation, Hit, InsufficientEvidence, Outcome, Principal
-from generate.ask import AskResult
+from generate.result import AskResult
 from store.protocol import ChunkIndex
 from tests.api.conftest import ApiEnv
 from tests.api.corpus import SECRET
