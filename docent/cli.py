@@ -19,11 +19,11 @@ def _register_all() -> None:
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from api.cli import register as register_api
+    from docent.commands.ask import register as register_generate
+    from docent.commands.search import register as register_retrieval
     from evals.cli import register as register_evals
-    from generate.cli import register as register_generate
     from ingest.cli import register as register_ingest
     from ingest.reindex import register as register_reindex
-    from retrieval.cli import register as register_retrieval
 
     for register in (
         register_ingest,

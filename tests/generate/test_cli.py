@@ -12,9 +12,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from docent.commands.ask import register as register_generate
 from docent.settings import get_settings
-from generate.cli import numbered_answer
-from generate.cli import register as register_generate
+from generate.views import numbered_answer
 from ingest.cli import register as register_ingest
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

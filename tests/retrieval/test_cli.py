@@ -9,10 +9,10 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from docent.commands.search import register
 from docent.contracts import Embedder
 from docent.settings import Settings, get_settings
 from docent.wiring import Services
-from retrieval.cli import register
 from tests.retrieval.conftest import bump, make_settings
 from tests.retrieval.corpus import BONUS_QUERY, CORPUS, make_chunk, write_chunks
 

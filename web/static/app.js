@@ -148,7 +148,7 @@ function renderAnswer(data, question, { focus = true } = {}) {
       declined: ["Docent can't answer this one.", reasonText(data.reason_code)],
     };
     const [reasonTitle, detail] = messages[data.outcome] || ["No answer from the documents.", "The answer could not be checked against the documents."];
-    // The tier in words first (the CLI's wording: generate/cli.py TIER_LINES).
+    // The tier in words first (the CLI's wording: generate/views.py TIER_LINES).
     const probably = data.tier === "probably_here";
     const title = probably ? "Not a checked answer: the answer is probably in these passages." : data.tier === "not_covered" && data.reason_code !== "version_not_found" ? "The documents you can read don't cover this." : reasonTitle;
     const card = el("article", { class: `card nonanswer tier-${data.tier || "unknown"}` },
@@ -161,7 +161,7 @@ function renderAnswer(data, question, { focus = true } = {}) {
     if (closest.length) {
       // Each with its unit nearest the question, highlighted: not a checked answer.
       // Not covered: nothing cleared the relevance bar, so these are only the nearest (the
-      // CLI's wording: generate/cli.py).
+      // CLI's wording: generate/views.py).
       const lead = probably || data.reason_code === "version_not_found"
         ? "Read these first: each passage with its sentence nearest your question (not a checked answer):"
         : "Nearest passages, a weak match (they may not hold the answer):";
@@ -195,7 +195,7 @@ function excerptEl(r) {
   return quote;
 }
 
-// What a non-answer says first, by its reason (the CLI's wording: generate/cli.py).
+// What a non-answer says first, by its reason (the CLI's wording: generate/views.py).
 function nonanswerTitle(data) {
   switch (data.reason_code) {
     case "below_threshold":
