@@ -20,10 +20,10 @@ def _register_all() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from api.cli import register as register_api
     from docent.commands.ask import register as register_generate
+    from docent.commands.ingest import register as register_ingest
+    from docent.commands.reindex import register as register_reindex
     from docent.commands.search import register as register_retrieval
     from evals.cli import register as register_evals
-    from ingest.cli import register as register_ingest
-    from ingest.reindex import register as register_reindex
 
     for register in (
         register_ingest,

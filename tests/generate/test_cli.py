@@ -13,9 +13,9 @@ import typer
 from typer.testing import CliRunner
 
 from docent.commands.ask import register as register_generate
+from docent.commands.ingest import register as register_ingest
 from docent.settings import get_settings
 from generate.views import numbered_answer
-from ingest.cli import register as register_ingest
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "policies"

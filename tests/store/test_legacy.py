@@ -14,10 +14,10 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from docent.commands.reindex import register
 from docent.contracts import Embedder, Principal
 from docent.settings import Settings, get_settings
 from docent.wiring import Services
-from ingest.reindex import register
 from store import LegacyIndex
 from store.server import ServerIndex
 

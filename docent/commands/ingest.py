@@ -1,4 +1,5 @@
-"""Commands this package adds to ``docent``: ``ingest``, ``docs list|show``, ``worker``."""
+"""``docent ingest``, ``docent docs list|show`` and ``docent worker``: the ingest stage's commands,
+built on the services the composition root wires (``docent.wiring``)."""
 
 from __future__ import annotations
 
