@@ -134,9 +134,12 @@ class Services:
     @cached_property
     def searcher(self) -> Searcher:
         from docent.scope import Collections
+        from retrieval.order import DEFAULT_ORDER
         from retrieval.searcher import Searcher
 
         s = self.settings
+        # The blend's weights are fitted for the offline reranker's scores.
+        evidence = s.retrieval_order == "evidence" and not s.reranker_model
         return Searcher(
             self.index,
             self.query_embedder,
@@ -151,6 +154,7 @@ class Services:
             threshold=s.relevance_threshold,
             include_pending=s.include_pending,
             collections=Collections.from_mapping(s.collections),
+            order=DEFAULT_ORDER if evidence else None,
         )
 
     @cached_property

@@ -75,18 +75,18 @@ FITTED_SIGNALS = ("lead", "margin", "spread", "within", "rank", "legs", "fit", "
 class AnswerGate:
     """The fitted logistic function over ``Signals`` and the confidence an answer needs."""
 
-    intercept: float = -6.031
+    intercept: float = -4.819
     block: float = 0.0
-    lead: float = 5.418
-    margin: float = 0.432
+    lead: float = 4.894
+    margin: float = 0.75
     score: float = 0.0
-    spread: float = 0.275
-    within: float = -0.407
-    rank: float = 0.573
-    legs: float = 0.111
-    fit: float = 3.672
-    coverage: float = 2.379
-    threshold: float = 0.95  # the bar; see the module docstring
+    spread: float = 0.139
+    within: float = -0.399
+    rank: float = 0.483
+    legs: float = 0.39
+    fit: float = 2.386
+    coverage: float = 2.384
+    threshold: float = 0.9  # the bar; see the module docstring
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.threshold <= 1.0:

@@ -164,6 +164,10 @@ def _best_sentence(chunk: Chunk, row: int | None) -> str | None:
     return chunk.sentences[row]
 
 
+# The weight of the query's codes found in a passage, against cosines weighted to 1 in all.
+CODE_WEIGHT = 0.15
+
+
 class SentenceReranker:
     """The offline default: needs only the bundled embedder and the vectors stored at ingest.
 
@@ -179,7 +183,7 @@ class SentenceReranker:
         index: ChunkIndex,
         *,
         sentence_weight: float = 0.5,
-        code_weight: float = 0.15,
+        code_weight: float = CODE_WEIGHT,
     ) -> None:
         if not 0.0 <= sentence_weight <= 1.0:
             raise ValueError(f"sentence_weight must be within [0, 1], got {sentence_weight}")

@@ -31,6 +31,7 @@ from retrieval.cut import cut, supersession_order
 from retrieval.errors import EmptyQuery
 from retrieval.fusion import rrf
 from retrieval.keyword import KeywordIndex
+from retrieval.order import EvidenceOrder
 from retrieval.permissions import access_filter
 from retrieval.rerank import Reranker
 from store.access import AccessFilter
@@ -88,7 +89,10 @@ class Searcher:
         threshold: float,
         include_pending: bool,
         collections: Collections | None = None,
+        order: EvidenceOrder | None = None,
     ) -> None:
+        """``order``: how the reranked candidates are passed on (``retrieval/order.py``);
+        None keeps the reranker's order."""
         for name, value in (("leg_top_n", leg_top_n), ("fused_top_m", fused_top_m)):
             if value <= 0:
                 raise ValueError(f"{name} must be greater than 0, got {value}")
@@ -111,6 +115,7 @@ class Searcher:
         self.threshold = threshold
         self.include_pending = include_pending
         self.collections = collections or Collections()
+        self.order = order
 
     def current_version(self) -> int:
         with self.sessions() as session:
@@ -231,6 +236,8 @@ class Searcher:
 
         with clock.stage("rerank"):
             reranked = self.reranker.rerank(text, candidates)
+            if self.order is not None:
+                reranked = self.order.order(text, reranked)
         with clock.stage("cut"):
             readable = [h for h in reranked if allowed(h.chunk)]
             ordered = supersession_order(readable, version_request(text))

@@ -355,3 +355,28 @@ def test_transfer_record_asks_each_case_with_the_gate_open_and_shut(
     # With the gate shut nothing is answered: every case shows its tier and what it offers.
     assert {r["held_tier"] for r in rows} <= {"probably_here", "not_covered"}
     assert all(r["first_screen"] is not None for r in rows if r["must_answer"])
+
+
+def test_order_fit_records_every_fused_candidate_and_reports_each_fold(
+    cli_env: Path, cases_file: Path, workdir: Path
+) -> None:
+    from evals.order_fit import main as order_main
+
+    paths = []
+    for corpus in ("one", "two"):  # the same cases as two corpora: each fold fits on the other
+        out = workdir / "order" / f"{corpus}.jsonl"
+        argv = ["record", "--corpus", corpus, "--data-dir", str(cli_env), "--cases"]
+        assert order_main([*argv, str(cases_file), "--out", str(out)]) == 0
+        paths.append(out)
+    rows = [json.loads(line) for line in paths[0].read_text(encoding="utf-8").splitlines()]
+    assert rows and all(r["corpus"] == "one" and r["candidates"] for r in rows)
+    assert all(len(c["signals"]) == 6 for r in rows for c in r["candidates"])
+    assert any(c["holds"] for r in rows for c in r["candidates"])
+    ranks = [sorted(c["rerank_rank"] for c in r["candidates"]) for r in rows]
+    assert all(rank == list(range(1, len(rank) + 1)) for rank in ranks)
+    report = workdir / "order" / "report.md"
+    split = rows[0]["split"]
+    argv = ["report", *map(str, paths), "--split", str(split), "--out", str(report)]
+    assert order_main(argv) == 0
+    text = report.read_text(encoding="utf-8")
+    assert "| one |" in text and "| two |" in text and "Fitted on every corpus" in text

@@ -59,6 +59,7 @@ def torch_searcher(services: Services) -> Searcher:
         top_k=s.top_k,
         threshold=0.0,
         include_pending=s.include_pending,
+        order=services.searcher.order,  # the same order as the ONNX searcher's
     )
 
 
