@@ -24,7 +24,6 @@ import resource
 import sys
 import tempfile
 import time
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -42,22 +41,19 @@ def questions(limit: int) -> list[str]:
     return (qs * (limit // len(qs) + 1))[:limit]
 
 
-def local_mode_services(settings: Any, embedder: Any, location: str) -> Any:
-    """The real composition root over the old engine: qdrant-client local mode."""
-    from docent.wiring import Services
-    from store.protocol import ChunkIndex
+def local_mode_index(settings: Any, location: str) -> Any:
+    """An ``index_opener`` for the root: the old engine, qdrant-client local mode, at
+    ``location`` (a folder, or ``:memory:``)."""
     from store.server import ServerIndex
 
-    class LocalModeServices(Services):
-        @cached_property
-        def index(self) -> ChunkIndex:
-            index = ServerIndex.local(
-                location, settings.collection, embedder.model_name, embedder.dimension
-            )
-            index.ensure()
-            return index
+    def open_local(embedder: Any) -> Any:
+        index = ServerIndex.local(
+            location, settings.collection, embedder.model_name, embedder.dimension
+        )
+        index.ensure()
+        return index
 
-    return LocalModeServices(settings, embedder=embedder)
+    return open_local
 
 
 def compare_encoders(embedder: Any, texts: list[str], data_dir: Path) -> dict[str, float]:
@@ -102,7 +98,7 @@ def measure(
     from docent.db.session import session_scope
     from docent.db.state import bump_index_version
     from docent.settings import Settings
-    from docent.wiring import Services
+    from docent.wiring import open_services
     from evals.metrics import percentile
     from ingest.embedding import SentenceTransformerEmbedder
     from ingest.onnx_encoder import OnnxQueryEncoder
@@ -116,11 +112,11 @@ def measure(
     # As ``Services`` builds it, with the precision asked for (``auto`` on a CPU with native
     # bf16: bf16 without calibrating, so a run does not pay a calibration).
     embedder = SentenceTransformerEmbedder("bundled", bf16=precision)
-    if engine == "edge":
-        services = Services(settings, embedder=embedder)
-    else:
+    opener = None
+    if engine != "edge":
         location = str(data_dir / "qdrant-local") if on_disk else ":memory:"
-        services = local_mode_services(settings, embedder, location)
+        opener = local_mode_index(settings, location)
+    services = open_services(settings, embedder=embedder, index_opener=opener)
     try:
         sentences = corpus_sentences(ROOT / "examples" / "policies")
         started = time.perf_counter()

@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     os.chdir(ROOT)  # paths in the reports are relative to the repository
 
     from docent.settings import Settings
-    from docent.wiring import Services
+    from docent.wiring import open_services
     from evals.cases import load_cases
     from evals.report import build_report, retrieval_stage_table
     from evals.results import write_results
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         data_dir = args.data_dir or Path(tmp)
         data_dir.mkdir(parents=True, exist_ok=True)
         settings = Settings(_env_file=None, data_dir=data_dir)  # type: ignore[call-arg]
-        services = Services(settings)
+        services = open_services(settings)
         try:
             started = time.perf_counter()
             job = services.ingestor.submit(

@@ -31,12 +31,12 @@ def register(app: typer.Typer) -> None:
         from docent.cli_support import cli_principal
         from docent.errors import DocentError
         from docent.settings import get_settings
-        from docent.wiring import Services
+        from docent.wiring import open_services
         from generate.ask import ask_json
 
         settings = get_settings()
         principal = cli_principal(settings, access, groups)
-        services = Services(settings)
+        services = open_services(settings)
         try:
             result = services.asker.ask(question, principal)
         except DocentError as exc:
@@ -60,10 +60,10 @@ def register(app: typer.Typer) -> None:
         """Show what one ask retrieved, what the model was sent and said, and the checks."""
         from docent.errors import DocentError
         from docent.settings import get_settings
-        from docent.wiring import Services
+        from docent.wiring import open_services
         from generate.trace import load_trace
 
-        services = Services(get_settings())
+        services = open_services(get_settings())
         try:
             trace = load_trace(services.sessions, trace_id)
         except DocentError as exc:

@@ -161,11 +161,11 @@ def ingest(
 
     Unchanged files are skipped; a file that cannot be read is reported and leaves what is
     indexed untouched. Exit code 1 when any file failed."""
-    from docent.wiring import Services
+    from docent.wiring import open_services
 
     started = time.monotonic()
     with one_line_errors():
-        services = Services(_settings())
+        services = open_services(_settings())
         try:
             ingestor = services.ingestor
             overrides = {
@@ -219,10 +219,10 @@ docs_app = typer.Typer(no_args_is_help=True, help="The indexed documents (an adm
 @docs_app.command("list")
 def docs_list(as_json: bool = typer.Option(False, "--json", help="Print a JSON list.")) -> None:
     """List the indexed documents with their status, access level and chunk count."""
-    from docent.wiring import Services
+    from docent.wiring import open_services
 
     with one_line_errors():
-        services = Services(_settings())
+        services = open_services(_settings())
         try:
             rows = services.ingestor.documents()
         finally:
@@ -252,10 +252,10 @@ def docs_show(
     as_json: bool = typer.Option(False, "--json", help="Print {source, metadata, chunks}."),
 ) -> None:
     """Show one document's metadata and its chunks (heading path, kind, status, text)."""
-    from docent.wiring import Services
+    from docent.wiring import open_services
 
     with one_line_errors():
-        services = Services(_settings())
+        services = open_services(_settings())
         try:
             view = services.ingestor.document(source)
         finally:

@@ -41,11 +41,11 @@ def register(app: typer.Typer) -> None:
         from docent.cli_support import cli_principal
         from docent.errors import DocentError
         from docent.settings import get_settings
-        from docent.wiring import Services
+        from docent.wiring import open_services
 
         settings = get_settings()
         principal = cli_principal(settings, access, groups)
-        services = Services(settings)
+        services = open_services(settings)
         try:
             result = services.searcher.search(
                 query,
@@ -98,10 +98,10 @@ def register(app: typer.Typer) -> None:
         from docent.errors import DocentError
         from docent.scope import suggest_collections
         from docent.settings import get_settings
-        from docent.wiring import Services
+        from docent.wiring import open_services
 
         settings = get_settings()
-        services = Services(settings)
+        services = open_services(settings)
         texts: dict[str, list[str]] = {}
         try:
             for chunk in services.index.scroll():
