@@ -192,10 +192,19 @@ class Services:
 
     @cached_property
     def ingestor(self) -> Ingestor:
-        """Jobs, files and the document registry; hands files to Celery when a broker is set."""
+        """Jobs, files and the document registry; hands files to Celery when a broker is set.
+        The index and the embedder open when a file first needs them, not here."""
+        from ingest.dispatch import celery_dispatch
         from ingest.pipeline import Ingestor
 
-        return Ingestor(self)
+        s = self.settings
+        return Ingestor(
+            s,
+            self.sessions,
+            index=lambda: self.index,
+            embedder=lambda: self.embedder,
+            dispatch=celery_dispatch(s) if s.broker_url else None,
+        )
 
     @cached_property
     def generator(self) -> Generator:

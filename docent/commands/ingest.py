@@ -282,10 +282,17 @@ def worker(
     loglevel: str = typer.Option("INFO", "--loglevel", help="Celery log level."),
 ) -> None:
     """Start a Celery worker that ingests files from the queue (needs DOCENT_BROKER_URL)."""
+    from docent.wiring import open_services
     from ingest.worker import run_worker
 
     with one_line_errors():
-        run_worker(_settings(), concurrency=concurrency, loglevel=loglevel)
+        settings = _settings()
+        run_worker(
+            settings,
+            services=lambda: open_services(settings),  # built in each child, at its start
+            concurrency=concurrency,
+            loglevel=loglevel,
+        )
 
 
 def register(app: typer.Typer) -> None:
