@@ -182,28 +182,37 @@ def ingest(
                 paths, manifest=manifest, overrides=overrides, created_by=_user()
             )
             show = sys.stdout.isatty() and not as_json
-            if show:  # say which precision the embedder chose, above the bar
-                chosen = logging.getLogger("ingest.embedding")
-                chosen.setLevel(logging.INFO)
-                if not any(isinstance(h, _EchoHandler) for h in chosen.handlers):
-                    chosen.addHandler(_EchoHandler(logging.INFO))
+            if show:
+                _echo_embedder_choice()
             _run_with_progress(ingestor, job_id, show)
             status = ingestor.job_status(job_id)
         finally:
             services.close()
     summary = _summary(status, time.monotonic() - started)
-    if as_json:
-        typer.echo(json.dumps(summary))
-    else:
-        typer.echo(
-            f"{summary['documents']} documents ({summary['skipped']} unchanged), "
-            f"{summary['chunks']} chunks, {len(summary['errors'])} errors; "
-            f"index version {summary['index_version']}; {summary['seconds']:.1f}s"
-        )
-        for error in summary["errors"]:
-            typer.echo(f"  failed: {error['source']}: {error['reason']}", err=True)
+    _echo_summary(summary, as_json)
     if summary["errors"]:
         raise typer.Exit(1)
+
+
+def _echo_embedder_choice() -> None:
+    """Say which precision the embedder chose, above the progress bar."""
+    chosen = logging.getLogger("ingest.embedding")
+    chosen.setLevel(logging.INFO)
+    if not any(isinstance(h, _EchoHandler) for h in chosen.handlers):
+        chosen.addHandler(_EchoHandler(logging.INFO))
+
+
+def _echo_summary(summary: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(summary))
+        return
+    typer.echo(
+        f"{summary['documents']} documents ({summary['skipped']} unchanged), "
+        f"{summary['chunks']} chunks, {len(summary['errors'])} errors; "
+        f"index version {summary['index_version']}; {summary['seconds']:.1f}s"
+    )
+    for error in summary["errors"]:
+        typer.echo(f"  failed: {error['source']}: {error['reason']}", err=True)
 
 
 def _user() -> str | None:
