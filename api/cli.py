@@ -40,9 +40,9 @@ DEMO_USERS = (
 
 def _services() -> Services:
     from docent.settings import get_settings
-    from docent.wiring import Services
+    from docent.wiring import open_services
 
-    return Services(get_settings())
+    return open_services(get_settings())
 
 
 def serve_app(services: Services, host: str, port: int) -> None:

@@ -30,11 +30,11 @@ def build_data_dir(data_dir: Path, n_chunks: int) -> str:
     from docent.db.session import session_scope
     from docent.db.state import bump_index_version
     from docent.settings import Settings
-    from docent.wiring import Services
+    from docent.wiring import open_services
     from store.edge import EdgeIndex
 
     settings = Settings(_env_file=None, data_dir=data_dir)  # type: ignore[call-arg]
-    services = Services(settings)
+    services = open_services(settings)
     try:
         sentences = corpus_sentences(ROOT / "examples" / "policies")
         pool = embed_pool(services.embedder, sentences)

@@ -6,7 +6,7 @@ embedded, by the same embedder with the same precision choice, in one process.
 Prints one JSON object: ``{corpus, files, chunks, units_embedded, ingest_s, raw_embed_s,
 embed_share, precision, peak_rss_mib, ...}`` where ``embed_share = raw_embed_s / ingest_s``
 (1.0: ingest is nothing but embedding). It imports nothing of ``benchmarks`` and only
-Docent's stable API (``Settings``, ``Services``, ``Ingestor.submit/run/job_status``), so the
+Docent's stable API (``Settings``, ``open_services``, ``Ingestor.submit/run/job_status``), so the
 same file measures another checkout (``PYTHONPATH=<checkout> python .../ingest_bench.py``),
 e.g. main as a baseline row.
 """
@@ -61,8 +61,11 @@ def precision_of(embedder: Any) -> str:
 def measure(
     workdir: Path, corpus: Path, paths: list[Path], manifest: Path | None, name: str
 ) -> dict[str, Any]:
+    from docent import wiring
     from docent.settings import Settings
-    from docent.wiring import Services
+
+    # The root's one way to build services; a checkout from before it has only the class.
+    open_services = getattr(wiring, "open_services", None) or wiring.Services
 
     def settings(data_dir: Path) -> Any:
         data_dir.mkdir(parents=True, exist_ok=True)
@@ -71,12 +74,12 @@ def measure(
     # The embedder as the checkout builds it (its own precision default), outside the timing:
     # on this branch an ``auto`` choice calibrates once here and caches it, where it times.
     # ``configured_embedder`` opens no index (``embedder`` follows an index's record).
-    built = Services(settings(workdir / "model"))
+    built = open_services(settings(workdir / "model"))
     inner = getattr(built, "configured_embedder", None) or built.embedder
     recording = Recording(inner)
 
     def ingest(files: list[Path], root: Path, csv: Path | None, data_dir: Path) -> dict[str, Any]:
-        services = Services(settings(data_dir), embedder=recording)  # type: ignore[arg-type]
+        services = open_services(settings(data_dir), embedder=recording)
         try:
             ingestor = services.ingestor
             job = ingestor.submit(files, root=root, manifest=csv)

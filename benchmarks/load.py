@@ -61,10 +61,10 @@ def _users(env: dict[str, str]) -> dict[str, str]:
     from api.users import add_user, issue_token
     from docent.db.session import session_scope
     from docent.settings import Settings
-    from docent.wiring import Services
+    from docent.wiring import open_services
 
     settings = Settings(_env_file=None, data_dir=Path(env["DOCENT_DATA_DIR"]))  # type: ignore[call-arg]
-    services = Services(settings)
+    services = open_services(settings)
     tokens = {}
     with session_scope(services.sessions) as db:
         for name, roles in (("load-asker", ("asker",)), ("load-editor", ("editor",))):
@@ -204,9 +204,9 @@ def _wait_jobs(url: str, token: str, jobs: list[str]) -> dict[str, Any]:
 def check_index(data_dir: str, uploads: int) -> dict[str, Any]:
     """After the server stopped: each uploaded file indexed once (no duplicated chunk)."""
     from docent.settings import Settings
-    from docent.wiring import Services
+    from docent.wiring import open_services
 
-    services = Services(Settings(_env_file=None, data_dir=Path(data_dir)))  # type: ignore[call-arg]
+    services = open_services(Settings(_env_file=None, data_dir=Path(data_dir)))  # type: ignore[call-arg]
     try:
         ids = [
             c.chunk_id for n in range(uploads) for c in services.index.chunks_of(_upload_file(n)[0])

@@ -1,10 +1,17 @@
 """The composition root: builds each heavy client and model once, on first use, and hands
-them to the stages. The CLI, the API lifespan and the Celery worker each build one
-``Services``; tests build one over a temporary data dir. Nothing else constructs clients."""
+them to the stages. Every driver (the CLI's commands, ``docent serve``, the Celery worker's
+children, the evals and the benchmarks) gets its ``Services`` from ``open_services``; tests
+build one over a temporary data dir. Nothing else constructs clients.
+
+The stages' modules are imported inside the properties that build them, not at the top: a
+cold ``docent ask`` must not import torch, sentence-transformers, unstructured or Celery
+(seconds together) for a client it never builds (README, cold start;
+tests/generate/test_cold_ask.py)."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -25,6 +32,31 @@ if TYPE_CHECKING:
     from retrieval.searcher import Searcher
     from store.protocol import ChunkIndex
 
+# Opens (and ensures) the chunk index for the configured embedder's model.
+IndexOpener = Callable[["Embedder"], "ChunkIndex"]
+
+
+def open_services(
+    settings: Settings,
+    *,
+    embedder: Embedder | None = None,
+    index_opener: IndexOpener | None = None,
+    allow_legacy_index: bool = False,
+) -> Services:
+    """The services a driver runs on, over ``settings``; nothing opens until first used,
+    and ``close()`` closes what was opened.
+
+    ``embedder`` replaces the configured model (tests, benchmarks); ``index_opener``
+    replaces the configured index adapter (a benchmark's other engine);
+    ``allow_legacy_index`` opens the index even beside an old local-mode folder (only
+    ``docent reindex``, which rebuilds from the registry, should)."""
+    return Services(
+        settings,
+        embedder,
+        index_opener=index_opener,
+        allow_legacy_index=allow_legacy_index,
+    )
+
 
 class Services:
     def __init__(
@@ -32,12 +64,13 @@ class Services:
         settings: Settings,
         embedder: Embedder | None = None,
         *,
+        index_opener: IndexOpener | None = None,
         allow_legacy_index: bool = False,
     ) -> None:
-        """``allow_legacy_index``: open the index even beside an old local-mode folder (only
-        ``docent reindex``, which rebuilds from the registry, should)."""
+        """Drivers call ``open_services`` (the arguments are explained there)."""
         self.settings = settings
         self._embedder = embedder
+        self._index_opener = index_opener
         self._allow_legacy_index = allow_legacy_index
         self._bound_embedder: Embedder | None = None
 
@@ -85,18 +118,22 @@ class Services:
         Opening it settles the precision of the vectors written to it and asked of it: a new
         index records the embedder's, an existing one's record holds."""
         from ingest.index_precision import bind_precision
-        from store.open import open_index
 
         model = self.configured_embedder
-        index = open_index(
-            self.settings, model.model_name, model.dimension, allow_legacy=self._allow_legacy_index
-        )
+        index = (self._index_opener or self._configured_index)(model)
         try:
             self._bound_embedder = bind_precision(index, model)
         except BaseException:
             index.close()
             raise
         return index
+
+    def _configured_index(self, model: Embedder) -> ChunkIndex:
+        from store.open import open_index
+
+        return open_index(
+            self.settings, model.model_name, model.dimension, allow_legacy=self._allow_legacy_index
+        )
 
     @cached_property
     def keyword_index(self) -> KeywordIndex:
@@ -159,10 +196,19 @@ class Services:
 
     @cached_property
     def ingestor(self) -> Ingestor:
-        """Jobs, files and the document registry; hands files to Celery when a broker is set."""
+        """Jobs, files and the document registry; hands files to Celery when a broker is set.
+        The index and the embedder open when a file first needs them, not here."""
+        from ingest.dispatch import celery_dispatch
         from ingest.pipeline import Ingestor
 
-        return Ingestor(self)
+        s = self.settings
+        return Ingestor(
+            s,
+            self.sessions,
+            index=lambda: self.index,
+            embedder=lambda: self.embedder,
+            dispatch=celery_dispatch(s) if s.broker_url else None,
+        )
 
     @cached_property
     def generator(self) -> Generator:

@@ -52,7 +52,7 @@ def _services(backend: str | None = None) -> Iterator[tuple[Settings, Services]]
     a DocentError becomes a one-line error and exit status 1."""
     from docent.errors import DocentError
     from docent.settings import get_settings
-    from docent.wiring import Services
+    from docent.wiring import open_services
 
     try:
         settings = get_settings()
@@ -64,7 +64,7 @@ def _services(backend: str | None = None) -> Iterator[tuple[Settings, Services]]
                     "the openai backend needs DOCENT_LLM_BASE_URL", param_hint="--backend"
                 )
             settings = settings.model_copy(update={"generator": backend})
-        services = Services(settings)
+        services = open_services(settings)
         try:
             yield settings, services
         finally:

@@ -204,10 +204,10 @@ def register(eval_app: typer.Typer) -> None:
         from docent.cli_support import one_line_errors
         from docent.db.session import session_scope
         from docent.settings import get_settings
-        from docent.wiring import Services
+        from docent.wiring import open_services
 
         with one_line_errors():
-            services = Services(get_settings())  # the database only: no index is opened
+            services = open_services(get_settings())  # the database only: no index is opened
             try:
                 with session_scope(services.sessions) as session:
                     judged = judged_asks(session, since.replace(tzinfo=UTC) if since else None)

@@ -152,10 +152,10 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
     from docent.settings import Settings
-    from docent.wiring import Services
+    from docent.wiring import open_services
     from evals.cases import load_cases
 
-    services = Services(Settings(data_dir=args.data_dir))
+    services = open_services(Settings(data_dir=args.data_dir))
     try:
         cases = load_cases(args.cases, services.settings.access_levels)
         rows = record(services, cases, args.corpus)

@@ -1,9 +1,10 @@
 """The ingest pipeline: submit a job of files, then ingest each file (partition, resolve its
 metadata, chunk by heading, embed, write) — inline, or one Celery task per file.
 
-``Ingestor`` is the one object the CLI, the API and the worker call. It is built from
-``Services`` (``services.ingestor``) and opens the vector index and the embedder only when a
-file is actually ingested, so submitting and watching a job needs only the database.
+``Ingestor`` is the one object the CLI, the API and the worker call. The composition root
+builds it with what it needs (settings, the database's sessions, and providers of the vector
+index and the embedder), and it calls those providers only when a file is actually ingested,
+so submitting and watching a job needs only the database.
 """
 
 from __future__ import annotations
@@ -26,14 +27,17 @@ from docent.errors import InvalidInput, NotFound
 from ingest import jobs, planning
 from ingest.batching import BATCH_TEXTS, Prepared, VectorMemo
 from ingest.disk import DiskRoom, write_size
-from ingest.dispatch import celery_dispatch
 from ingest.errors import EmptyDocument, IngestError, QueueUnavailable, UnreadableFile
 from ingest.faults import Failed, Transient, attempt
 from ingest.registry import ContentChanged, Registry, WriteResult
 from ingest.task_metadata import TaskMetadata
 
 if TYPE_CHECKING:
-    from docent.wiring import Services
+    from sqlalchemy.orm import Session, sessionmaker
+
+    from docent.contracts import Embedder
+    from docent.settings import Settings
+    from store.protocol import ChunkIndex
 
 log = logging.getLogger(__name__)
 
@@ -55,25 +59,30 @@ class FileResult:
 class Ingestor:
     def __init__(
         self,
-        services: Services,
+        settings: Settings,
+        sessions: sessionmaker[Session],
         *,
+        index: Callable[[], ChunkIndex],
+        embedder: Callable[[], Embedder],
         dispatch: Callable[[int], None] | None = None,
         today: Callable[[], date] = date.today,
         batch_texts: int = BATCH_TEXTS,
     ) -> None:
-        """``dispatch`` hands one job file id to a worker; ``None`` means: a Celery task when
-        a broker is configured, else ingest inline in this process. Inline, files are
-        embedded together once their distinct texts reach ``batch_texts``."""
-        self._services = services
-        self._settings = services.settings
-        self._sessions = services.sessions
+        """``index`` and ``embedder`` give the vector index and the embedder in the precision
+        it records, the same ones on every call, opened at the first (the root's ``Services``
+        does so): listing documents or watching a job opens neither. ``dispatch`` hands one
+        job file id to a worker (``ingest.dispatch.celery_dispatch``); ``None`` means: ingest
+        inline in this process. Inline, files are embedded together once their distinct
+        texts reach ``batch_texts``."""
+        self._settings = settings
+        self._sessions = sessions
+        self._index = index
+        self._embedder = embedder
         self._today = today
         self._dispatch = dispatch
-        if dispatch is None and self._settings.broker_url:
-            self._dispatch = celery_dispatch(services)
-        self._room = DiskRoom(self._settings.data_dir, self._settings.min_free_disk_mb)
-        self.registry = Registry(self._sessions, lambda: services.index, self._room)
-        self._metadata = TaskMetadata(self.registry, self._settings, self._sessions, today)
+        self._room = DiskRoom(settings.data_dir, settings.min_free_disk_mb)
+        self.registry = Registry(sessions, index, self._room)
+        self._metadata = TaskMetadata(self.registry, settings, sessions, today)
         self._batch_texts = batch_texts
         self._memo: VectorMemo | None = None
         self._embedding = threading.RLock()
@@ -272,7 +281,7 @@ class Ingestor:
     def _vectors(self) -> VectorMemo:
         """Built on first use: the embedding model loads only when a file needs vectors."""
         if self._memo is None:
-            self._memo = VectorMemo(self._services.embedder)
+            self._memo = VectorMemo(self._embedder())
         return self._memo
 
     def _write(self, prepared: Prepared) -> WriteResult:
@@ -343,7 +352,7 @@ class Ingestor:
         row = self.registry.get(source)
         if row is None or row.retired:
             raise NotFound(f"no indexed document {source!r}")
-        chunks = self._services.index.chunks_of(source)
+        chunks = self._index().chunks_of(source)
         return {
             "source": row.source,
             "metadata": document_summary(row),

@@ -9,14 +9,15 @@ chunk ids, and so point ids, are stable, and the registry records a document onl
 its points are written. Transient faults (``Unavailable``: DB, Qdrant) are retried with
 exponential backoff; when the retries run out the file is marked failed.
 
-Each worker child builds its own ``Services`` once (``worker_process_init``); the parent
-process never opens Qdrant, which in local mode only one process may hold.
+Each worker child builds its own services once (``worker_process_init``), from the factory
+the composition root gives ``make_celery`` (``docent worker``); the parent process never opens
+the index, which in embedded mode only one process may hold.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from celery import Celery, Task
 
@@ -25,7 +26,9 @@ from docent.settings import Settings
 from ingest.faults import TRANSIENT
 
 if TYPE_CHECKING:
-    from docent.wiring import Services
+    from docent.contracts import Embedder
+    from ingest.pipeline import Ingestor
+    from store.protocol import ChunkIndex
 
 TASK_NAME = "docent.ingest_file"
 QUEUE = "docent-ingest"
@@ -33,16 +36,33 @@ MAX_RETRIES = 6
 RETRY_BACKOFF_MAX_S = 300
 
 
+class ServicesForWorker(Protocol):
+    """What a worker child builds once and runs its tasks on (the root's ``Services``): the
+    child opens the index and loads the model at start, and closes them at its end."""
+
+    @property
+    def ingestor(self) -> Ingestor: ...
+
+    @property
+    def index(self) -> ChunkIndex: ...
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    def close(self) -> None: ...
+
+
 def make_celery(
     settings: Settings,
     *,
-    services: Callable[[], Services] | None = None,
+    services: Callable[[], ServicesForWorker] | None = None,
     eager: bool = False,
 ) -> Celery:
     """A Celery app on ``settings.broker_url`` with the ingest task registered.
 
-    ``services`` gives the task its ``Services`` (default: built from ``settings`` on first
-    use in this process). ``eager`` runs tasks in the calling process, for tests."""
+    ``services`` builds what the task runs on, once per process, at first use (a worker
+    child: at its start). Without it the app only sends tasks (dispatch, the worker's health
+    check) and refuses to run one. ``eager`` runs tasks in the calling process, for tests."""
     if not settings.broker_url and not eager:
         raise ConfigError("DOCENT_BROKER_URL is not set; without a broker ingest runs inline")
     app = Celery("docent", broker=settings.broker_url or "memory://", set_as_current=False)
@@ -61,18 +81,7 @@ def make_celery(
         task_eager_propagates=eager,
         result_backend="cache+memory://" if eager else None,
     )
-    holder: dict[str, Services] = {}
-
-    def current_services() -> Services:
-        if "services" not in holder:
-            if services is not None:
-                holder["services"] = services()
-            else:
-                from docent.wiring import Services
-
-                holder["services"] = Services(settings)
-        return holder["services"]
-
+    current_services = _built_once(services)
     app.conf.docent_services = current_services  # the worker warms it at process start
 
     @app.task(  # type: ignore[untyped-decorator]
@@ -94,3 +103,22 @@ def make_celery(
         return {"job_file_id": job_file_id, "state": result.state, "chunks": result.chunks}
 
     return app
+
+
+def _built_once(
+    services: Callable[[], ServicesForWorker] | None,
+) -> Callable[[], ServicesForWorker]:
+    """``services()``, built at the first call in this process and kept; an app given no
+    factory refuses to run a task."""
+    holder: dict[str, ServicesForWorker] = {}
+
+    def current_services() -> ServicesForWorker:
+        if services is None:
+            raise ConfigError(
+                "this Celery app only sends ingest tasks; `docent worker` builds one that runs them"
+            )
+        if "services" not in holder:
+            holder["services"] = services()
+        return holder["services"]
+
+    return current_services

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from typing import Any
 
 from celery.signals import worker_process_init, worker_process_shutdown
 
 from docent.errors import ConfigError, DocentError
 from docent.settings import Settings
-from ingest.tasks import QUEUE, make_celery
+from ingest.tasks import QUEUE, ServicesForWorker, make_celery
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +39,14 @@ def default_concurrency(settings: Settings) -> int:
     return 1 if settings.qdrant_url is None else max(1, os.cpu_count() or 1)
 
 
-def run_worker(settings: Settings, *, concurrency: int | None, loglevel: str) -> None:
+def run_worker(
+    settings: Settings,
+    *,
+    services: Callable[[], ServicesForWorker],
+    concurrency: int | None,
+    loglevel: str,
+) -> None:
+    """Start the worker; each child builds its own ``services()`` once, at its start."""
     if not settings.broker_url:
         raise ConfigError(
             "docent worker needs a broker: set DOCENT_BROKER_URL (e.g. redis://127.0.0.1:6379/0)"
@@ -52,7 +60,7 @@ def run_worker(settings: Settings, *, concurrency: int | None, loglevel: str) ->
             f"the embedded index ({settings.index_path}) is owned by one process: "
             "use --concurrency 1, or set DOCENT_QDRANT_URL to a Qdrant server"
         )
-    app = make_celery(settings)
+    app = make_celery(settings, services=services)
     app.conf.worker_proc_alive_timeout = CHILD_START_TIMEOUT_S
     threads = torch_threads(available_cores(), concurrency)
     log.info("%d worker children, %d torch threads each", concurrency, threads)
@@ -62,12 +70,12 @@ def run_worker(settings: Settings, *, concurrency: int | None, loglevel: str) ->
 
         torch.set_num_threads(threads)
         # Built in the child, once: the model, the DB engine and the Qdrant client.
-        services = app.conf.docent_services()
+        built = app.conf.docent_services()
         try:
-            services.ingestor  # noqa: B018 - building it is the point
-            services.index  # noqa: B018
+            built.ingestor  # noqa: B018 - building it is the point
+            built.index  # noqa: B018
             # The model loads at first use: load it here, not in the first task.
-            services.embedder.embed(["warm"])
+            built.embedder.embed(["warm"])
         except DocentError as exc:  # tasks will retry; say why once, plainly
             log.error("worker could not start its services: %s", exc.message)
 

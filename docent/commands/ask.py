@@ -12,66 +12,69 @@ import typer
 from generate.views import human, trace_text
 
 
+def ask(
+    question: Annotated[str, typer.Argument(help="The question, in plain words.")],
+    access: Annotated[
+        str | None,
+        typer.Option("--access", help="Clearance level to ask as (default: default level)."),
+    ] = None,
+    groups: Annotated[
+        str, typer.Option("--groups", help="Comma-separated groups the asker belongs to.")
+    ] = "",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the ask JSON.")] = False,
+) -> None:
+    """Answer a question from the indexed documents, with citations, or say they do not."""
+    from docent.cli_support import cli_principal
+    from docent.errors import DocentError
+    from docent.settings import get_settings
+    from docent.wiring import open_services
+    from generate.ask import ask_json
+
+    settings = get_settings()
+    principal = cli_principal(settings, access, groups)
+    services = open_services(settings)
+    try:
+        result = services.asker.ask(question, principal)
+    except DocentError as exc:
+        typer.echo(f"error: {exc.message}", err=True)
+        raise typer.Exit(1) from None
+    finally:
+        services.close()
+    if as_json:
+        typer.echo(json.dumps(ask_json(result), ensure_ascii=False, indent=2))
+    else:
+        typer.echo(human(result))
+
+
+trace_app = typer.Typer(no_args_is_help=True, help="Read the trace of an ask.")
+
+
+@trace_app.command("show")
+def trace_show(
+    trace_id: Annotated[str, typer.Argument(help="The trace id an ask printed.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the trace as JSON.")] = False,
+) -> None:
+    """Show what one ask retrieved, what the model was sent and said, and the checks."""
+    from docent.errors import DocentError
+    from docent.settings import get_settings
+    from docent.wiring import open_services
+    from generate.trace import load_trace
+
+    services = open_services(get_settings())
+    try:
+        trace = load_trace(services.sessions, trace_id)
+    except DocentError as exc:
+        typer.echo(f"error: {exc.message}", err=True)
+        raise typer.Exit(1) from None
+    finally:
+        services.close()
+    if as_json:
+        typer.echo(json.dumps(trace, ensure_ascii=False, indent=2))
+    else:
+        typer.echo(trace_text(trace))
+
+
 def register(app: typer.Typer) -> None:
     """Add the answer stage's commands to the ``docent`` app."""
-
-    @app.command("ask")
-    def ask(
-        question: Annotated[str, typer.Argument(help="The question, in plain words.")],
-        access: Annotated[
-            str | None,
-            typer.Option("--access", help="Clearance level to ask as (default: default level)."),
-        ] = None,
-        groups: Annotated[
-            str, typer.Option("--groups", help="Comma-separated groups the asker belongs to.")
-        ] = "",
-        as_json: Annotated[bool, typer.Option("--json", help="Print the ask JSON.")] = False,
-    ) -> None:
-        """Answer a question from the indexed documents, with citations, or say they do not."""
-        from docent.cli_support import cli_principal
-        from docent.errors import DocentError
-        from docent.settings import get_settings
-        from docent.wiring import Services
-        from generate.ask import ask_json
-
-        settings = get_settings()
-        principal = cli_principal(settings, access, groups)
-        services = Services(settings)
-        try:
-            result = services.asker.ask(question, principal)
-        except DocentError as exc:
-            typer.echo(f"error: {exc.message}", err=True)
-            raise typer.Exit(1) from None
-        finally:
-            services.close()
-        if as_json:
-            typer.echo(json.dumps(ask_json(result), ensure_ascii=False, indent=2))
-        else:
-            typer.echo(human(result))
-
-    trace_app = typer.Typer(no_args_is_help=True, help="Read the trace of an ask.")
+    app.command("ask")(ask)
     app.add_typer(trace_app, name="trace")
-
-    @trace_app.command("show")
-    def show(
-        trace_id: Annotated[str, typer.Argument(help="The trace id an ask printed.")],
-        as_json: Annotated[bool, typer.Option("--json", help="Print the trace as JSON.")] = False,
-    ) -> None:
-        """Show what one ask retrieved, what the model was sent and said, and the checks."""
-        from docent.errors import DocentError
-        from docent.settings import get_settings
-        from docent.wiring import Services
-        from generate.trace import load_trace
-
-        services = Services(get_settings())
-        try:
-            trace = load_trace(services.sessions, trace_id)
-        except DocentError as exc:
-            typer.echo(f"error: {exc.message}", err=True)
-            raise typer.Exit(1) from None
-        finally:
-            services.close()
-        if as_json:
-            typer.echo(json.dumps(trace, ensure_ascii=False, indent=2))
-        else:
-            typer.echo(trace_text(trace))

@@ -161,11 +161,11 @@ def ingest(
 
     Unchanged files are skipped; a file that cannot be read is reported and leaves what is
     indexed untouched. Exit code 1 when any file failed."""
-    from docent.wiring import Services
+    from docent.wiring import open_services
 
     started = time.monotonic()
     with one_line_errors():
-        services = Services(_settings())
+        services = open_services(_settings())
         try:
             ingestor = services.ingestor
             overrides = {
@@ -182,28 +182,37 @@ def ingest(
                 paths, manifest=manifest, overrides=overrides, created_by=_user()
             )
             show = sys.stdout.isatty() and not as_json
-            if show:  # say which precision the embedder chose, above the bar
-                chosen = logging.getLogger("ingest.embedding")
-                chosen.setLevel(logging.INFO)
-                if not any(isinstance(h, _EchoHandler) for h in chosen.handlers):
-                    chosen.addHandler(_EchoHandler(logging.INFO))
+            if show:
+                _echo_embedder_choice()
             _run_with_progress(ingestor, job_id, show)
             status = ingestor.job_status(job_id)
         finally:
             services.close()
     summary = _summary(status, time.monotonic() - started)
-    if as_json:
-        typer.echo(json.dumps(summary))
-    else:
-        typer.echo(
-            f"{summary['documents']} documents ({summary['skipped']} unchanged), "
-            f"{summary['chunks']} chunks, {len(summary['errors'])} errors; "
-            f"index version {summary['index_version']}; {summary['seconds']:.1f}s"
-        )
-        for error in summary["errors"]:
-            typer.echo(f"  failed: {error['source']}: {error['reason']}", err=True)
+    _echo_summary(summary, as_json)
     if summary["errors"]:
         raise typer.Exit(1)
+
+
+def _echo_embedder_choice() -> None:
+    """Say which precision the embedder chose, above the progress bar."""
+    chosen = logging.getLogger("ingest.embedding")
+    chosen.setLevel(logging.INFO)
+    if not any(isinstance(h, _EchoHandler) for h in chosen.handlers):
+        chosen.addHandler(_EchoHandler(logging.INFO))
+
+
+def _echo_summary(summary: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(summary))
+        return
+    typer.echo(
+        f"{summary['documents']} documents ({summary['skipped']} unchanged), "
+        f"{summary['chunks']} chunks, {len(summary['errors'])} errors; "
+        f"index version {summary['index_version']}; {summary['seconds']:.1f}s"
+    )
+    for error in summary["errors"]:
+        typer.echo(f"  failed: {error['source']}: {error['reason']}", err=True)
 
 
 def _user() -> str | None:
@@ -219,10 +228,10 @@ docs_app = typer.Typer(no_args_is_help=True, help="The indexed documents (an adm
 @docs_app.command("list")
 def docs_list(as_json: bool = typer.Option(False, "--json", help="Print a JSON list.")) -> None:
     """List the indexed documents with their status, access level and chunk count."""
-    from docent.wiring import Services
+    from docent.wiring import open_services
 
     with one_line_errors():
-        services = Services(_settings())
+        services = open_services(_settings())
         try:
             rows = services.ingestor.documents()
         finally:
@@ -252,10 +261,10 @@ def docs_show(
     as_json: bool = typer.Option(False, "--json", help="Print {source, metadata, chunks}."),
 ) -> None:
     """Show one document's metadata and its chunks (heading path, kind, status, text)."""
-    from docent.wiring import Services
+    from docent.wiring import open_services
 
     with one_line_errors():
-        services = Services(_settings())
+        services = open_services(_settings())
         try:
             view = services.ingestor.document(source)
         finally:
@@ -282,10 +291,17 @@ def worker(
     loglevel: str = typer.Option("INFO", "--loglevel", help="Celery log level."),
 ) -> None:
     """Start a Celery worker that ingests files from the queue (needs DOCENT_BROKER_URL)."""
+    from docent.wiring import open_services
     from ingest.worker import run_worker
 
     with one_line_errors():
-        run_worker(_settings(), concurrency=concurrency, loglevel=loglevel)
+        settings = _settings()
+        run_worker(
+            settings,
+            services=lambda: open_services(settings),  # built in each child, at its start
+            concurrency=concurrency,
+            loglevel=loglevel,
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -19,7 +19,7 @@ from docent.errors import InvalidInput
 def reindex() -> None:
     """Rebuild the vector and keyword indexes from the document registry."""
     from docent.settings import get_settings
-    from docent.wiring import Services
+    from docent.wiring import open_services
     from store.open import legacy_index, retire_legacy
 
     with one_line_errors():
@@ -28,7 +28,7 @@ def reindex() -> None:
         if legacy is not None:
             # One process owns the embedded index: run this job here, not on workers.
             settings = settings.model_copy(update={"broker_url": None})
-        services = Services(settings, allow_legacy_index=True)
+        services = open_services(settings, allow_legacy_index=True)
         try:
             started = time.perf_counter()
             services.index  # noqa: B018 - open (create) the new index before the job

@@ -5,123 +5,132 @@ from __future__ import annotations
 
 import json
 import shlex
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from retrieval.views import hit_json, hit_line
 
+if TYPE_CHECKING:
+    from retrieval.searcher import SearchResult
+
+
+def search(
+    query: Annotated[str, typer.Argument(help="What to search for.")],
+    access: Annotated[
+        str | None,
+        typer.Option("--access", help="Clearance level to search as (default: the default level)."),
+    ] = None,
+    groups: Annotated[
+        str, typer.Option("--groups", help="Comma-separated groups the asker belongs to.")
+    ] = "",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Also show the candidates that were cut.")
+    ] = False,
+    top_k: Annotated[int | None, typer.Option("--top-k", min=1)] = None,
+    threshold: Annotated[float | None, typer.Option("--threshold")] = None,
+    include_pending: Annotated[
+        bool, typer.Option("--include-pending", help="Include not-yet-effective documents.")
+    ] = False,
+) -> None:
+    """Search the indexed documents as a given asker: the hits retrieval passes on."""
+    from docent.cli_support import cli_principal
+    from docent.errors import DocentError
+    from docent.settings import get_settings
+    from docent.wiring import open_services
+
+    settings = get_settings()
+    principal = cli_principal(settings, access, groups)
+    services = open_services(settings)
+    try:
+        result = services.searcher.search(
+            query,
+            principal,
+            top_k=top_k,
+            threshold=threshold,
+            include_pending=include_pending or None,
+        )
+    except DocentError as exc:
+        typer.echo(f"error: {exc.message}", err=True)
+        raise typer.Exit(1) from exc
+    finally:
+        services.close()
+    bar = settings.relevance_threshold if threshold is None else threshold
+    if as_json:
+        _echo_json(result, explain, bar)
+    else:
+        _echo_lines(result, explain, bar)
+
+
+def _echo_json(result: SearchResult, explain: bool, bar: float) -> None:
+    payload: dict[str, Any] = {
+        "hits": [hit_json(h) for h in result.hits],
+        "index_version": result.index_version,
+    }
+    if explain:
+        payload["cut"] = [hit_json(h, bar) for h in result.cut]
+        payload["threshold"] = bar
+        payload["timings_ms"] = {k: round(v, 2) for k, v in result.timings_ms.items()}
+    typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+
+
+def _echo_lines(result: SearchResult, explain: bool, bar: float) -> None:
+    if not result.hits:
+        typer.echo(f"No passage clears the relevance threshold ({bar}).")
+    for hit in result.hits:
+        typer.echo(hit_line(hit))
+    if explain:
+        typer.echo(f"\nCut ({len(result.cut)} candidates; threshold {bar}):")
+        for hit in result.cut:
+            typer.echo(hit_line(hit, bar))
+        timings = ", ".join(f"{k} {v:.1f} ms" for k, v in result.timings_ms.items())
+        typer.echo(f"\nindex version {result.index_version}; {timings}")
+
+
+collections_app = typer.Typer(
+    no_args_is_help=True,
+    help="The named parts of a corpus gathered from several organisations (DOCENT_COLLECTIONS).",
+)
+
+
+@collections_app.command("suggest")
+def suggest() -> None:
+    """Read the indexed documents and print a DOCENT_COLLECTIONS value to check and set:
+    one collection per top-level folder, named by the folder and its distinctive names."""
+    from docent.errors import DocentError
+    from docent.scope import suggest_collections
+    from docent.settings import get_settings
+    from docent.wiring import open_services
+
+    settings = get_settings()
+    services = open_services(settings)
+    texts: dict[str, list[str]] = {}
+    try:
+        for chunk in services.index.scroll():
+            texts.setdefault(chunk.source, []).append(chunk.text)
+    except DocentError as exc:
+        typer.echo(f"error: {exc.message}", err=True)
+        raise typer.Exit(1) from exc
+    finally:
+        services.close()
+    suggested = suggest_collections({s: "\n".join(t) for s, t in texts.items()})
+    if not suggested:
+        typer.echo(
+            f"{len(texts)} documents, under fewer than two top-level folders: "
+            "nothing to divide into collections."
+        )
+        return
+    typer.echo("Suggested collections (source prefix: the names a question may use):")
+    for prefix, names in suggested.items():
+        typer.echo(f"  {prefix}: {', '.join(names)}")
+    typer.echo("\nCheck the names (add what your people call each part), then set:")
+    typer.echo(f"DOCENT_COLLECTIONS={shlex.quote(json.dumps(suggested, ensure_ascii=False))}")
+    if settings.collections:
+        typer.echo(f"\n(Set now: {json.dumps(settings.collections, ensure_ascii=False)})")
+
 
 def register(app: typer.Typer) -> None:
     """Add retrieval's commands to the ``docent`` app."""
-
-    @app.command("search")
-    def search(
-        query: Annotated[str, typer.Argument(help="What to search for.")],
-        access: Annotated[
-            str | None,
-            typer.Option(
-                "--access", help="Clearance level to search as (default: the default level)."
-            ),
-        ] = None,
-        groups: Annotated[
-            str, typer.Option("--groups", help="Comma-separated groups the asker belongs to.")
-        ] = "",
-        as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-        explain: Annotated[
-            bool, typer.Option("--explain", help="Also show the candidates that were cut.")
-        ] = False,
-        top_k: Annotated[int | None, typer.Option("--top-k", min=1)] = None,
-        threshold: Annotated[float | None, typer.Option("--threshold")] = None,
-        include_pending: Annotated[
-            bool, typer.Option("--include-pending", help="Include not-yet-effective documents.")
-        ] = False,
-    ) -> None:
-        """Search the indexed documents as a given asker: the hits retrieval passes on."""
-        from docent.cli_support import cli_principal
-        from docent.errors import DocentError
-        from docent.settings import get_settings
-        from docent.wiring import Services
-
-        settings = get_settings()
-        principal = cli_principal(settings, access, groups)
-        services = Services(settings)
-        try:
-            result = services.searcher.search(
-                query,
-                principal,
-                top_k=top_k,
-                threshold=threshold,
-                include_pending=include_pending or None,
-            )
-        except DocentError as exc:
-            typer.echo(f"error: {exc.message}", err=True)
-            raise typer.Exit(1) from exc
-        finally:
-            services.close()
-        bar = settings.relevance_threshold if threshold is None else threshold
-
-        if as_json:
-            payload: dict[str, Any] = {
-                "hits": [hit_json(h) for h in result.hits],
-                "index_version": result.index_version,
-            }
-            if explain:
-                payload["cut"] = [hit_json(h, bar) for h in result.cut]
-                payload["threshold"] = bar
-                payload["timings_ms"] = {k: round(v, 2) for k, v in result.timings_ms.items()}
-            typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
-            return
-
-        if not result.hits:
-            typer.echo(f"No passage clears the relevance threshold ({bar}).")
-        for hit in result.hits:
-            typer.echo(hit_line(hit))
-        if explain:
-            typer.echo(f"\nCut ({len(result.cut)} candidates; threshold {bar}):")
-            for hit in result.cut:
-                typer.echo(hit_line(hit, bar))
-            timings = ", ".join(f"{k} {v:.1f} ms" for k, v in result.timings_ms.items())
-            typer.echo(f"\nindex version {result.index_version}; {timings}")
-
-    collections_app = typer.Typer(
-        no_args_is_help=True,
-        help="The named parts of a corpus gathered from several organisations "
-        "(DOCENT_COLLECTIONS).",
-    )
+    app.command("search")(search)
     app.add_typer(collections_app, name="collections")
-
-    @collections_app.command("suggest")
-    def suggest() -> None:
-        """Read the indexed documents and print a DOCENT_COLLECTIONS value to check and set:
-        one collection per top-level folder, named by the folder and its distinctive names."""
-        from docent.errors import DocentError
-        from docent.scope import suggest_collections
-        from docent.settings import get_settings
-        from docent.wiring import Services
-
-        settings = get_settings()
-        services = Services(settings)
-        texts: dict[str, list[str]] = {}
-        try:
-            for chunk in services.index.scroll():
-                texts.setdefault(chunk.source, []).append(chunk.text)
-        except DocentError as exc:
-            typer.echo(f"error: {exc.message}", err=True)
-            raise typer.Exit(1) from exc
-        finally:
-            services.close()
-        suggested = suggest_collections({s: "\n".join(t) for s, t in texts.items()})
-        if not suggested:
-            typer.echo(
-                f"{len(texts)} documents, under fewer than two top-level folders: "
-                "nothing to divide into collections."
-            )
-            return
-        typer.echo("Suggested collections (source prefix: the names a question may use):")
-        for prefix, names in suggested.items():
-            typer.echo(f"  {prefix}: {', '.join(names)}")
-        typer.echo("\nCheck the names (add what your people call each part), then set:")
-        typer.echo(f"DOCENT_COLLECTIONS={shlex.quote(json.dumps(suggested, ensure_ascii=False))}")
-        if settings.collections:
-            typer.echo(f"\n(Set now: {json.dumps(settings.collections, ensure_ascii=False)})")

@@ -10,6 +10,7 @@ import pytest
 
 from docent.settings import Settings
 from docent.wiring import Services
+from ingest.pipeline import Ingestor
 from store.ids import point_id
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,6 +26,18 @@ BOTH_DBS = pytest.mark.parametrize("services", ["sqlite", "postgresql"], indirec
 def make_services(settings: Settings, database_url: str | None, embedder: Any) -> Services:
     update: dict[str, Any] = {"database_url": database_url} if database_url else {}
     return Services(settings.model_copy(update=update), embedder=embedder)
+
+
+def ingestor_over(services: Services, **options: Any) -> Ingestor:
+    """An ``Ingestor`` on ``services``' own dependencies, as the root wires it, with the
+    constructor's other options (``dispatch``, ``batch_texts``) given here."""
+    return Ingestor(
+        services.settings,
+        services.sessions,
+        index=lambda: services.index,
+        embedder=lambda: services.embedder,
+        **options,
+    )
 
 
 def copy_sample(dest: Path, names: list[str] | None = None) -> Path:

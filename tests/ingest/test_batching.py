@@ -15,8 +15,7 @@ from docent.contracts import Chunk
 from docent.settings import Settings
 from ingest.batching import VectorMemo, by_length, distinct_texts
 from ingest.embedding import HashingEmbedder
-from ingest.pipeline import Ingestor
-from tests.ingest.pipeline_support import BAD, make_services, snapshot, write_doc
+from tests.ingest.pipeline_support import BAD, ingestor_over, make_services, snapshot, write_doc
 
 POISON = "Rule 9.0.1"  # a text the failing embedder below cannot embed
 
@@ -119,7 +118,7 @@ def test_a_bad_file_inside_a_cross_file_batch_fails_alone_with_its_reason(
     reasons = []
     try:
         for services, batch_texts in ((alone, 1), (batched, 10_000)):
-            ingestor = Ingestor(services, batch_texts=batch_texts)
+            ingestor = ingestor_over(services, batch_texts=batch_texts)
             job = ingestor.submit([corpus])
             seen: list[str] = []
             ingestor.run(job, on_file=lambda r, seen=seen: seen.append(r.source))  # type: ignore[misc]
@@ -146,7 +145,7 @@ def test_a_file_the_model_chokes_on_fails_alone_and_the_rest_of_its_batch_is_wri
     embedder = RecordingEmbedder(poison=POISON)
     services = make_services(settings, None, embedder)
     try:
-        ingestor = Ingestor(services, batch_texts=10_000)
+        ingestor = ingestor_over(services, batch_texts=10_000)
         job = ingestor.submit([corpus])
         ingestor.run(job)
         status = ingestor.job_status(job)
@@ -179,7 +178,7 @@ def test_reingest_after_a_batch_writes_nothing_new(
     embedder = RecordingEmbedder()
     services = make_services(settings, None, embedder)
     try:
-        ingestor = Ingestor(services, batch_texts=batch_texts)
+        ingestor = ingestor_over(services, batch_texts=batch_texts)
         ingestor.run(ingestor.submit([corpus]))
         calls = len(embedder.calls)
         assert calls == (2 if batch_texts == 1 else 1)

@@ -15,10 +15,9 @@ from docent.db.session import session_scope
 from docent.errors import ConfigError, Unavailable
 from docent.settings import Settings
 from docent.wiring import Services
-from ingest.pipeline import Ingestor
 from ingest.tasks import MAX_RETRIES, TASK_NAME, make_celery
 from ingest.worker import default_concurrency, run_worker
-from tests.ingest.pipeline_support import snapshot, version, write_doc
+from tests.ingest.pipeline_support import ingestor_over, snapshot, version, write_doc
 
 pytestmark = pytest.mark.integration
 
@@ -47,11 +46,19 @@ def test_without_a_broker_there_is_no_app_and_no_worker(settings: Settings) -> N
     with pytest.raises(ConfigError, match="DOCENT_BROKER_URL"):
         make_celery(settings)
     with pytest.raises(ConfigError, match="DOCENT_BROKER_URL"):
-        run_worker(settings, concurrency=None, loglevel="INFO")
+        run_worker(settings, services=lambda: Services(settings), concurrency=None, loglevel="INFO")
     assert default_concurrency(settings) == 1  # local Qdrant: one process owns the folder
     with_broker = settings.model_copy(update={"broker_url": "redis://127.0.0.1:6379/14"})
     with pytest.raises(ConfigError, match="--concurrency 1"):
-        run_worker(with_broker, concurrency=2, loglevel="INFO")
+        run_worker(
+            with_broker, services=lambda: Services(with_broker), concurrency=2, loglevel="INFO"
+        )
+
+
+def test_an_app_given_no_services_only_sends(settings: Settings) -> None:
+    app = make_celery(settings, eager=True)  # as dispatch and the health check make it
+    with pytest.raises(ConfigError, match="only sends ingest tasks"):
+        app.tasks[TASK_NAME].delay(1)
 
 
 def test_the_task_runs_the_same_pipeline_as_inline(services: Services, tmp_path: Path) -> None:
@@ -65,7 +72,7 @@ def test_the_task_runs_the_same_pipeline_as_inline(services: Services, tmp_path:
         sent.append(job_file_id)
         app.tasks[TASK_NAME].delay(job_file_id)
 
-    ingestor = Ingestor(services, dispatch=dispatch)
+    ingestor = ingestor_over(services, dispatch=dispatch)
     assert ingestor.uses_workers
     job_id = ingestor.submit([corpus])
     ingestor.run(job_id)
@@ -84,7 +91,7 @@ def test_a_transient_fault_is_retried(settings: Settings) -> None:
     unreachable = settings.model_copy(
         update={"database_url": "postgresql+psycopg://postgres@127.0.0.1:9/nowhere"}
     )
-    app = make_celery(unreachable, eager=True)
+    app = make_celery(unreachable, services=lambda: Services(unreachable), eager=True)
     with pytest.raises(Retry) as raised:
         app.tasks[TASK_NAME].delay(1)
     assert isinstance(raised.value.exc, Unavailable)
