@@ -124,17 +124,6 @@ def _clock(seconds: float) -> str:
     return f"{minutes // 60}:{minutes % 60:02d}:{secs:02d}"
 
 
-def _summary(status: dict[str, Any], seconds: float) -> dict[str, Any]:
-    return {
-        "documents": status["documents"],
-        "chunks": status["chunks"],
-        "skipped": status["skipped"],
-        "errors": status["errors"],
-        "index_version": status["index_version"],
-        "seconds": round(seconds, 2),
-    }
-
-
 def ingest(
     paths: list[Path] = typer.Argument(
         ...,
@@ -154,7 +143,10 @@ def ingest(
         None, "--superseded-by", help="The file (or source) that replaces these."
     ),
     as_json: bool = typer.Option(
-        False, "--json", help="Print {documents, chunks, skipped, errors, index_version, seconds}."
+        False,
+        "--json",
+        help="Print the job as GET /api/jobs/{id} shows it (documents, chunks, skipped, "
+        "errors, index_version, seconds, files, ...).",
     ),
 ) -> None:
     """Ingest documents into the index (inline, or through the workers when a broker is set).
@@ -191,18 +183,17 @@ def ingest(
             status = ingestor.job_status(job_id)
         finally:
             services.close()
-    summary = _summary(status, time.monotonic() - started)
-    if as_json:
-        typer.echo(json.dumps(summary))
+    if as_json:  # the job, as GET /api/jobs/{id} shows it
+        typer.echo(json.dumps(status))
     else:
         typer.echo(
-            f"{summary['documents']} documents ({summary['skipped']} unchanged), "
-            f"{summary['chunks']} chunks, {len(summary['errors'])} errors; "
-            f"index version {summary['index_version']}; {summary['seconds']:.1f}s"
+            f"{status['documents']} documents ({status['skipped']} unchanged), "
+            f"{status['chunks']} chunks, {len(status['errors'])} errors; "
+            f"index version {status['index_version']}; {time.monotonic() - started:.1f}s"
         )
-        for error in summary["errors"]:
+        for error in status["errors"]:
             typer.echo(f"  failed: {error['source']}: {error['reason']}", err=True)
-    if summary["errors"]:
+    if status["errors"]:
         raise typer.Exit(1)
 
 
@@ -217,18 +208,21 @@ docs_app = typer.Typer(no_args_is_help=True, help="The indexed documents (an adm
 
 
 @docs_app.command("list")
-def docs_list(as_json: bool = typer.Option(False, "--json", help="Print a JSON list.")) -> None:
+def docs_list(
+    as_json: bool = typer.Option(False, "--json", help="Print {documents: [...]}, as the API."),
+) -> None:
     """List the indexed documents with their status, access level and chunk count."""
+    from docent.db.models import document_summary
     from docent.wiring import Services
 
     with one_line_errors():
         services = Services(_settings())
         try:
-            rows = services.ingestor.documents()
+            rows = [document_summary(row) for row in services.ingestor.registry.live()]
         finally:
             services.close()
     if as_json:
-        typer.echo(json.dumps(rows))
+        typer.echo(json.dumps({"documents": rows}))
         return
     from rich.console import Console
     from rich.table import Table
@@ -249,25 +243,37 @@ def docs_list(as_json: bool = typer.Option(False, "--json", help="Print a JSON l
 @docs_app.command("show")
 def docs_show(
     source: str = typer.Argument(..., help="The document's source, as `docs list` shows it."),
-    as_json: bool = typer.Option(False, "--json", help="Print {source, metadata, chunks}."),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print {document, chunks}, as GET /api/documents/{id}."
+    ),
 ) -> None:
     """Show one document's metadata and its chunks (heading path, kind, status, text)."""
+    from docent.db.models import document_summary
+    from docent.errors import NotFound
+    from docent.views import chunk_json
     from docent.wiring import Services
 
     with one_line_errors():
         services = Services(_settings())
         try:
-            view = services.ingestor.document(source)
+            row = services.ingestor.registry.get(source)
+            if row is None or row.retired:
+                raise NotFound(f"no indexed document {source!r}")
+            # An admin view: every chunk, no reader's filter.
+            view: dict[str, Any] = {
+                "document": document_summary(row),
+                "chunks": [chunk_json(c) for c in services.index.chunks_of(source)],
+            }
         finally:
             services.close()
     if as_json:
         typer.echo(json.dumps(view))
         return
-    for key, value in view["metadata"].items():
+    for key, value in view["document"].items():
         typer.echo(f"{key}: {value}")
     for chunk in view["chunks"]:
         heading = " > ".join(chunk["heading_path"])
-        typer.echo(f"\n--- {chunk['chunk_id']} [{chunk['kind']}, {chunk['status']}] {heading}")
+        typer.echo(f"\n--- {chunk['id']} [{chunk['kind']}, {chunk['status']}] {heading}")
         typer.echo(chunk["text"])
 
 
