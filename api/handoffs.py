@@ -239,34 +239,42 @@ def record_gap(
     return gap
 
 
+def gap_view(
+    session: Session, user: CurrentUser, gap: ContentGap, levels: Sequence[str]
+) -> dict[str, object] | None:
+    """The gap as this viewer may see it; ``None`` when its question came with documents
+    above their clearance (left out whole)."""
+    if not can_read_level(user, level_now(session, gap, levels), levels):
+        return None
+    missing_level = level_now(session, gap, levels, stored=gap.missing_access_level)
+    missing_ok = can_read_level(user, missing_level, levels)
+    return {
+        "id": gap.id,
+        "question": gap.question,
+        "count": gap.count,
+        "last_outcome": gap.last_outcome,
+        "last_reason": gap.last_reason,
+        "last_missing": gap.last_missing if missing_ok else None,
+        "missing_withheld": gap.last_missing is not None and not missing_ok,
+        "closest_sources": readable_sources(session, user, gap.closest_sources, levels),
+        "first_seen": gap.first_seen.isoformat(),
+        "last_seen": gap.last_seen.isoformat(),
+    }
+
+
 def gaps_for(
     session: Session, user: CurrentUser, levels: Sequence[str], limit: int = 200
 ) -> list[dict[str, object]]:
-    """Content gaps ranked by how often they were asked; a gap whose question came with
-    documents above the viewer's clearance is left out whole."""
+    """Content gaps ranked by how often they were asked (``gap_view`` each)."""
     rows = session.execute(
         select(ContentGap).order_by(ContentGap.count.desc(), ContentGap.last_seen.desc())
     ).scalars()
     out: list[dict[str, object]] = []
     for gap in rows:
-        if not can_read_level(user, level_now(session, gap, levels), levels):
+        view = gap_view(session, user, gap, levels)
+        if view is None:
             continue
-        missing_level = level_now(session, gap, levels, stored=gap.missing_access_level)
-        missing_ok = can_read_level(user, missing_level, levels)
-        out.append(
-            {
-                "id": gap.id,
-                "question": gap.question,
-                "count": gap.count,
-                "last_outcome": gap.last_outcome,
-                "last_reason": gap.last_reason,
-                "last_missing": gap.last_missing if missing_ok else None,
-                "missing_withheld": gap.last_missing is not None and not missing_ok,
-                "closest_sources": readable_sources(session, user, gap.closest_sources, levels),
-                "first_seen": gap.first_seen.isoformat(),
-                "last_seen": gap.last_seen.isoformat(),
-            }
-        )
+        out.append(view)
         if len(out) >= limit:
             break
     return out

@@ -17,15 +17,14 @@ from sqlalchemy.orm import Session
 
 from api.ports import ingestor_of
 from api.users import CurrentUser
-from api.visibility import can_read, documents_by_source
-from docent.db.models import Job, JobFile, utcnow
+from api.visibility import can_read
+from docent.db.models import Job
 from docent.db.session import session_scope
 from docent.errors import NotFound
 from docent.wiring import Services
-from ingest.jobs import is_retryable, pace, unfinished_job_ids
+from ingest.jobs import job_json, unfinished_job_ids
 
 log = logging.getLogger("docent.api.jobs")
-HIDDEN_SOURCE = "(a file above your clearance)"
 
 
 def start(executor: Executor, fn: Callable[[str], Any], job_id: str) -> None:
@@ -68,98 +67,19 @@ def get_visible_job(session: Session, user: CurrentUser, job_id: str) -> Job:
     return job
 
 
-def _file_levels(
-    session: Session, job: Job, files: Sequence[JobFile]
-) -> dict[int, tuple[str | None, list[str]]]:
-    """Each file's access level and groups: its own, else its document's, else the upload's."""
-    docs = documents_by_source(session, [f.source for f in files])
-    overrides = (job.params or {}).get("overrides") or {}
-    out: dict[int, tuple[str | None, list[str]]] = {}
-    for f in files:
-        doc = docs.get(f.source)
-        if f.access_level:
-            out[f.id] = (f.access_level, list(doc.groups) if doc else [])
-        elif doc is not None:
-            out[f.id] = (doc.access_level, list(doc.groups))
-        else:
-            groups = overrides.get("groups")
-            out[f.id] = (
-                overrides.get("access_level"),
-                [g.strip() for g in groups.split(",")] if isinstance(groups, str) else [],
-            )
-    return out
-
-
 def job_view(
-    session: Session, user: CurrentUser, job: Job, levels: Sequence[str], *, with_files: bool
+    session: Session, user: CurrentUser, job: Job, levels: Sequence[str]
 ) -> dict[str, Any]:
-    files = list(
-        session.execute(
-            select(JobFile).where(JobFile.job_id == job.id).order_by(JobFile.id)
-        ).scalars()
-    )
-    acl = _file_levels(session, job, files)
-    shown: list[dict[str, Any]] = []
-    counts: dict[str, int] = {}
-    progress = 0.0
-    for f in files:
-        counts[f.state] = counts.get(f.state, 0) + 1
-        done = f.state in ("indexed", "unchanged", "failed", "cancelled")
-        progress += 1.0 if done else float(f.progress or 0.0)
-        level, groups = acl[f.id]
+    """The job (``ingest.jobs.job_json``) as this user may see it."""
+
+    def may_read(level: str | None, groups: Sequence[str]) -> bool:
         # A file not yet (or never) registered has no known level: default deny, except to
         # whoever submitted it and to admins.
-        readable = (
-            can_read(user, level, groups, levels)
-            if level is not None
-            else (user.is_admin or job.created_by == user.username)
-        )
-        shown.append(
-            {
-                "id": f.id,
-                "source": f.source if readable else HIDDEN_SOURCE,
-                "state": f.state,
-                "progress": 1.0 if done else round(float(f.progress or 0.0), 3),
-                "chunks": f.chunks,
-                "access_level": level if readable else None,
-                "error": (f.error if readable else "failed (details above your clearance)")
-                if f.error
-                else None,
-                "attempts": f.attempts,
-                "seconds": f.seconds,
-                "hidden": not readable,
-                "retryable": is_retryable(f),
-            }
-        )
-    retryable = job.state == "failed" and any(is_retryable(f) for f in files)
-    view: dict[str, Any] = {
-        "job_id": job.id,
-        "kind": job.kind,
-        "state": job.state,
-        "created_by": job.created_by,
-        "created_at": job.created_at.isoformat() if job.created_at else None,
-        "started_at": job.started_at.isoformat() if job.started_at else None,
-        "finished_at": job.finished_at.isoformat() if job.finished_at else None,
-        "seconds": (
-            round((job.finished_at - job.started_at).total_seconds(), 2)
-            if job.finished_at and job.started_at
-            else None
-        ),
-        "error": job.error,
-        "files_total": len(files),
-        "files_done": sum(1 for f in shown if f["progress"] >= 1.0 and f["state"] != "running"),
-        "progress": round(progress / len(files), 4) if files else 1.0,
-        "counts": counts,
-        "chunks": sum(f.chunks for f in files if f.state in ("indexed", "unchanged")),
-        # A retry can only help a file that did not fail by its own fault (``ingest.faults``).
-        "retryable": retryable,
-        "can_retry": retryable,
-        "can_cancel": job.state == "queued",
-    }
-    view.update(pace(job.started_at, job.finished_at or utcnow(), view["progress"], view["chunks"]))
-    if with_files:
-        view["files"] = shown
-    return view
+        if level is None:
+            return user.is_admin or job.created_by == user.username
+        return can_read(user, level, groups, levels)
+
+    return job_json(session, job, may_read)
 
 
 def list_jobs(
@@ -168,7 +88,4 @@ def list_jobs(
     query = select(Job).order_by(Job.created_at.desc()).limit(limit)
     if not user.has_role("operator"):
         query = query.where(Job.created_by == user.username)
-    return [
-        job_view(session, user, job, levels, with_files=True)
-        for job in session.execute(query).scalars()
-    ]
+    return [job_view(session, user, job, levels) for job in session.execute(query).scalars()]

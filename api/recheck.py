@@ -29,6 +29,7 @@ from api.visibility import can_read_chunk, readable_sources
 from docent.contracts import TIER_NOT_COVERED, TIER_PROBABLY_HERE
 from docent.errors import DocentError
 from docent.wiring import Services
+from generate.result import Handoff
 
 log = logging.getLogger("docent.api.recheck")
 
@@ -168,7 +169,7 @@ def _first_pass(
             hidden = [s for s in _handoff_sources(value) if s not in readable.sources]
             if value is None or (isinstance(value, Mapping) and not hidden):
                 return value, 0
-            return {"owner": default_queue, "source": None}, 1
+            return Handoff(default_queue, None).to_dict(), 1  # the ask's handoff shape
         case Check.ANSWER | Check.FREE_TEXT:
             return value, 0  # judged once every other field is known (_second_pass)
     assert_never(check)

@@ -7,7 +7,7 @@ what it was given.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from typing import Any, Literal, Protocol
 
@@ -192,33 +192,6 @@ class Declined:
 
 
 Outcome = Answered | InsufficientEvidence | Ambiguous | Declined
-
-
-@dataclass(frozen=True)
-class StageTiming:
-    stage: str
-    ms: float
-
-
-@dataclass(frozen=True)
-class Trace:
-    """Everything one ask did, persisted so a person can see why an answer came out as it did."""
-
-    trace_id: str
-    question: str
-    principal: Principal
-    index_version: int
-    hits: tuple[Hit, ...]
-    chunks_dropped: int
-    system_prompt: str
-    user_prompt: str
-    backend: str
-    model: str
-    raw_output: str
-    outcome: Outcome
-    checks: tuple[Mapping[str, Any], ...] = ()
-    timings: tuple[StageTiming, ...] = ()
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
 
 class Embedder(Protocol):

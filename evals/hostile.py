@@ -240,17 +240,6 @@ def fail_closed_violations(shown: Mapping[str, Any], hits: Mapping[str, Hit]) ->
     return problems
 
 
-def table_asker(base_url: str, sessions: Any = None, timeout_s: float = 1.0) -> Any:
-    """The real chain over the fixed corpus: a FixedSearcher, the real ``OpenAIChatGenerator``
-    talking HTTP to ``base_url`` (no retries, a short timeout), the checks, a trace."""
-    from generate.ask import Asker
-    from generate.openai_chat import OpenAIChatGenerator
-    from generate.testing import FixedSearcher
-
-    generator = OpenAIChatGenerator(base_url, "hostile-1", timeout=timeout_s, max_retries=0)
-    return Asker(FixedSearcher(load_corpus(), top_k=10), generator, sessions, budget_tokens=2000)
-
-
 def _handler(model: HostileModel) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"

@@ -136,9 +136,9 @@ def report(rows: Sequence[Row], split: str) -> str:
 
 def _record(args: argparse.Namespace) -> int:
     from docent.settings import Settings
-    from docent.wiring import Services
+    from docent.wiring import open_services
 
-    services = Services(Settings(data_dir=args.data_dir))
+    services = open_services(Settings(data_dir=args.data_dir))
     try:
         cases = load_cases(args.cases, services.settings.access_levels)
         rows = [record_case(services, c, args.corpus) for c in cases if c.must_answer]

@@ -226,7 +226,8 @@ class ReplaySearcher:
     """A searcher over one search already made with no threshold: applies the relevance cut
     to the stored reranked candidates, exactly as the real searcher's last step does.
     Lets the sweep re-run gate, render, generate and checks per threshold without
-    searching again."""
+    searching again. ``top_k`` per call overrides the one given; who may read what, pending
+    documents and excluded ids were settled by the search replayed."""
 
     ordered: tuple[Hit, ...]
     base: SearchResult
@@ -245,7 +246,8 @@ class ReplaySearcher:
         from retrieval.cut import cut
         from retrieval.searcher import SearchResult
 
-        kept, dropped = cut(self.ordered, -math.inf if threshold is None else threshold, self.top_k)
+        bar = -math.inf if threshold is None else threshold
+        kept, dropped = cut(self.ordered, bar, self.top_k if top_k is None else top_k)
         return SearchResult(
             hits=tuple(kept),
             cut=tuple(dropped),

@@ -35,6 +35,7 @@ from docent.contracts import (
 )
 from docent.errors import InvalidInput
 from docent.versions import version_request
+from docent.views import hit_json, passage_ref
 from generate.checks import CheckResult, gate, verify
 from generate.errors import LLMUnavailable
 from generate.outcomes import citation_to_dict
@@ -326,27 +327,9 @@ def ask_json(result: AskResult) -> dict[str, Any]:
         "clarifying_question": None,
         "reason_code": result.reason,
         "handoff": result.handoff.to_dict() if result.handoff else None,
-        "retrieved": [
-            {
-                "id": hit.chunk.chunk_id,
-                "source": hit.chunk.source,
-                "heading_path": list(hit.chunk.heading_path),
-                "rank": hit.rank,
-                "score": hit.score,
-                "status": hit.chunk.status,
-                "text": hit.chunk.text,
-            }
-            for hit in sorted(result.hits, key=lambda h: h.rank)
-        ],
+        "retrieved": [hit_json(hit) for hit in sorted(result.hits, key=lambda h: h.rank)],
         "closest": [
-            {
-                "id": c.hit.chunk.chunk_id,
-                "source": c.hit.chunk.source,
-                "heading_path": list(c.hit.chunk.heading_path),
-                "status": c.hit.chunk.status,
-                "nearest": c.nearest,
-                "excerpt": c.excerpt,
-            }
+            {**passage_ref(c.hit.chunk), "nearest": c.nearest, "excerpt": c.excerpt}
             for c in closest
         ],
         "trace_id": result.trace_id,

@@ -28,6 +28,7 @@ from docent.contracts import (
     Outcome,
     ReasonCode,
 )
+from docent.views import iso
 from generate.claims import cited_ids, split_claims, strip_markers
 from generate.reasons import BROKEN_JSON as BROKEN_JSON
 from generate.reasons import EMPTY_ANSWER as EMPTY_ANSWER
@@ -225,7 +226,7 @@ def citation_to_dict(citation: Citation) -> dict[str, Any]:
         "id": citation.id,
         "source": citation.source,
         "heading_path": list(citation.heading_path),
-        "effective": citation.effective.isoformat() if citation.effective else None,
+        "effective": iso(citation.effective),
         "status": citation.status,
         "quote": citation.quote,
         # A quoted table row (with its header) as cells, so a client shows a table.

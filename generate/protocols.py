@@ -2,7 +2,7 @@
 
 ``SearcherLike`` is the retrieval stage's ``Searcher.search`` contract written down here, so
 ``generate`` does not import ``retrieval`` and tests can pass any real implementation of it
-(``generate.testing.FixedSearcher``).
+(``tests/generate/fixed_searcher.py``).
 """
 
 from __future__ import annotations

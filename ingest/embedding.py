@@ -1,15 +1,14 @@
-"""Embedders: the bundled sentence-transformers model, and a deterministic hashing embedder
-that is a real (if crude) implementation of the same Protocol, for fast unit tests."""
+"""Embedders: the bundled sentence-transformers model (the tests' deterministic hashing
+embedder, a real if crude implementation of the same Protocol, is in
+``tests/ingest/hashing_embedder.py``)."""
 
 from __future__ import annotations
 
 import copy
-import hashlib
 import importlib.util
 import json
 import logging
 import os
-import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -260,35 +259,3 @@ class SentenceTransformerEmbedder:
                 show_progress_bar=False,
             )
         return np.asarray(vectors, dtype=np.float32)
-
-
-_TOKEN = re.compile(r"\w+")
-
-
-class HashingEmbedder:
-    """Bag of hashed lower-case words, unit-normalised. Deterministic and instant; texts that
-    share words are close. For unit tests of the stages, never for serving."""
-
-    def __init__(self, dimension: int = 256) -> None:
-        if dimension <= 0:
-            raise ConfigError("dimension must be greater than 0")
-        self._dimension = dimension
-
-    @property
-    def model_name(self) -> str:
-        return f"hashing-{self._dimension}"
-
-    @property
-    def dimension(self) -> int:
-        return self._dimension
-
-    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        out = np.zeros((len(texts), self._dimension), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for token in _TOKEN.findall(text.lower()):
-                digest = hashlib.blake2b(token.encode(), digest_size=8).digest()
-                out[row, int.from_bytes(digest, "little") % self._dimension] += 1.0
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        normalised: NDArray[np.float32] = out / norms
-        return normalised

@@ -12,7 +12,7 @@ those. A row failed before the flag existed (NULL) counts as retryable, as it di
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from docent.db.models import Job, JobFile, utcnow
+from docent.db.models import Document, Job, JobFile, utcnow
 from docent.db.state import index_version
 from docent.errors import Conflict, NotFound
 from ingest.planning import PlannedFile
@@ -242,18 +242,69 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
-def status_of(session: Session, job_id: str) -> dict[str, Any]:
-    """The job as the API and CLI show it. Errors are reasons, never document text."""
-    job = get_job(session, job_id)
-    files = job_files(session, job_id)
+HIDDEN_SOURCE = "(a file above your clearance)"
+HIDDEN_ERROR = "failed (details above your clearance)"
+# Whether a viewer may read a file of this access level and groups; the level is None for a
+# file not yet (or never) registered whose upload named none.
+MayRead = Callable[[str | None, Sequence[str]], bool]
+
+
+def file_levels(
+    session: Session, job: Job, files: Sequence[JobFile]
+) -> dict[int, tuple[str | None, list[str]]]:
+    """Each file's access level and groups: its own, else its document's, else the upload's."""
+    sources = sorted({f.source for f in files})
+    docs = {
+        d.source: d for d in session.scalars(select(Document).where(Document.source.in_(sources)))
+    }
+    overrides = (job.params or {}).get("overrides") or {}
+    groups = overrides.get("groups")
+    upload_groups = [g.strip() for g in groups.split(",")] if isinstance(groups, str) else []
+    out: dict[int, tuple[str | None, list[str]]] = {}
+    for f in files:
+        doc = docs.get(f.source)
+        if f.access_level:
+            out[f.id] = (f.access_level, list(doc.groups or ()) if doc else [])
+        elif doc is not None:
+            out[f.id] = (doc.access_level, list(doc.groups or ()))
+        else:
+            out[f.id] = (overrides.get("access_level"), upload_groups)
+    return out
+
+
+def _file_json(f: JobFile, level: str | None, readable: bool) -> dict[str, Any]:
+    done = f.state in FILE_DONE
+    return {
+        "id": f.id,
+        "source": f.source if readable else HIDDEN_SOURCE,
+        "state": f.state,
+        "progress": 1.0 if done else round(float(f.progress or 0.0), 3),
+        "chunks": f.chunks,
+        "access_level": level if readable else None,
+        "error": (f.error if readable else HIDDEN_ERROR) if f.error else None,
+        "attempts": f.attempts,
+        "seconds": f.seconds,
+        "hidden": not readable,
+        "retryable": is_retryable(f),
+    }
+
+
+def job_json(session: Session, job: Job, may_read: MayRead | None = None) -> dict[str, Any]:
+    """A job as ``GET /api/jobs/{id}`` and ``docent ingest --json`` show it (one serialiser:
+    tests/docent/test_views.py). ``may_read`` given, a file the viewer may not read shows neither
+    its name nor its error; without it (the CLI, an admin view) every file is shown. Errors
+    are reasons, never document text."""
+    files = job_files(session, job.id)
+    acl = file_levels(session, job, files)
+    shown = [_file_json(f, acl[f.id][0], may_read is None or may_read(*acl[f.id])) for f in files]
     counts: dict[str, int] = {}
     for f in files:
         counts[f.state] = counts.get(f.state, 0) + 1
-    ok = [f for f in files if f.state in FILE_OK]
-    done = sum(1 for f in files if f.state in FILE_DONE)
-    progress = sum(1.0 if f.state in FILE_DONE else f.progress for f in files)
-    share = progress / len(files) if files else 1.0
-    chunks = sum(f.chunks for f in ok)
+    progress = sum(1.0 if f.state in FILE_DONE else float(f.progress or 0.0) for f in files)
+    share = round(progress / len(files), 4) if files else 1.0
+    chunks = sum(f.chunks for f in files if f.state in FILE_OK)
+    retryable = job.state == "failed" and any(is_retryable(f) for f in files)
+    finished = job.finished_at
     return {
         "job_id": job.id,
         "kind": job.kind,
@@ -261,35 +312,35 @@ def status_of(session: Session, job_id: str) -> dict[str, Any]:
         "created_by": job.created_by,
         "created_at": _iso(job.created_at),
         "started_at": _iso(job.started_at),
-        "finished_at": _iso(job.finished_at),
+        "finished_at": _iso(finished),
+        "seconds": (
+            round((finished - job.started_at).total_seconds(), 2)
+            if finished and job.started_at
+            else None
+        ),
         "error": job.error,
         "files_total": len(files),
-        "files_done": done,
-        "progress": round(progress / len(files), 4) if files else 1.0,
+        "files_done": sum(1 for f in files if f.state in FILE_DONE),
+        "progress": share,
         "counts": counts,
-        "documents": len(ok),
+        "documents": sum(1 for f in files if f.state in FILE_OK),
         "chunks": chunks,
-        **pace(job.started_at, job.finished_at or utcnow(), share, chunks),
         "skipped": counts.get("unchanged", 0),
-        "retryable": job.state == "failed" and any(is_retryable(f) for f in files),
+        **pace(job.started_at, finished or utcnow(), share, chunks),
+        # A retry can only help a file that did not fail by its own fault (``ingest.faults``).
+        "retryable": retryable,
+        "can_retry": retryable,
+        "can_cancel": job.state == "queued",
         "errors": [
-            {"source": f.source, "reason": f.error or "failed", "retryable": is_retryable(f)}
-            for f in files
-            if f.state == "failed"
-        ],
-        "files": [
-            {
-                "id": f.id,
-                "source": f.source,
-                "state": f.state,
-                "progress": f.progress,
-                "chunks": f.chunks,
-                "error": f.error,
-                "attempts": f.attempts,
-                "seconds": f.seconds,
-                "retryable": is_retryable(f),
-            }
-            for f in files
+            {"source": v["source"], "reason": v["error"] or "failed", "retryable": v["retryable"]}
+            for v in shown
+            if v["state"] == "failed"
         ],
         "index_version": index_version(session),
+        "files": shown,
     }
+
+
+def status_of(session: Session, job_id: str) -> dict[str, Any]:
+    """The job, every file shown (``job_json`` without a viewer)."""
+    return job_json(session, get_job(session, job_id))

@@ -242,11 +242,6 @@ def check_successors(
     return errors
 
 
-def superseded_sources(metas: Sequence[DocumentMeta]) -> set[str]:
-    """Sources some document in ``metas`` declares it ``supersedes``."""
-    return {old for meta in metas for old in meta.supersedes}
-
-
 def with_metadata(chunks: Sequence[Chunk], meta: DocumentMeta, index_version: int) -> list[Chunk]:
     """The chunks with the document's metadata stamped on (new values; inputs untouched)."""
     return [

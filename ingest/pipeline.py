@@ -24,6 +24,7 @@ from docent.contracts import Principal
 from docent.db.models import Document, JobFile, document_summary
 from docent.db.session import session_scope
 from docent.errors import InvalidInput, NotFound
+from docent.views import chunk_json
 from ingest import jobs, planning
 from ingest.batching import BATCH_TEXTS, Prepared, VectorMemo
 from ingest.disk import DiskRoom, write_size
@@ -348,26 +349,14 @@ class Ingestor:
         return [document_summary(row) for row in self.registry.live()]
 
     def document(self, source: str) -> dict[str, Any]:
-        """One document and its chunks, for ``docent docs show`` (an admin view: no filter)."""
+        """One document and its chunks, for ``docent docs show``, as ``GET /api/documents/{id}``."""
         row = self.registry.get(source)
         if row is None or row.retired:
             raise NotFound(f"no indexed document {source!r}")
-        chunks = self._index().chunks_of(source)
+        # An admin view: every chunk, no reader's filter; the document and chunk contracts.
         return {
-            "source": row.source,
-            "metadata": document_summary(row),
-            "chunks": [
-                {
-                    "chunk_id": c.chunk_id,
-                    "heading_path": list(c.heading_path),
-                    "kind": c.kind,
-                    "status": c.status,
-                    "access_level": c.access_level,
-                    "effective_date": c.effective_date.isoformat() if c.effective_date else None,
-                    "text": c.text,
-                }
-                for c in chunks
-            ],
+            "document": document_summary(row),
+            "chunks": [chunk_json(c) for c in self._index().chunks_of(source)],
         }
 
     # --- one file ------------------------------------------------------------------------

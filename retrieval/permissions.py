@@ -109,17 +109,3 @@ class AccessColumns:
             mask = mask.copy()
             mask[excluded] = False
         return mask
-
-
-def keyword_mask(
-    chunks: Sequence[Chunk],
-    principal: Principal,
-    levels: Sequence[str],
-    *,
-    include_pending: bool,
-    exclude_chunk_ids: Collection[str] = (),
-) -> NDArray[np.bool_]:
-    """True where the principal may see the chunk; aligned with ``chunks``."""
-    return AccessColumns.of(chunks).mask(
-        principal, levels, include_pending=include_pending, exclude_chunk_ids=exclude_chunk_ids
-    )

@@ -1,4 +1,5 @@
-"""How retrieval's hits read: the JSON of ``docent search --json`` and its terminal lines;
+"""How retrieval's hits read: the JSON of ``docent search --json`` (the search hit's
+contract, ``docent.views.hit_json``, with what ``--explain`` adds) and its terminal lines;
 the commands live in the composition root (``docent/commands/search.py``)."""
 
 from __future__ import annotations
@@ -6,27 +7,25 @@ from __future__ import annotations
 from typing import Any
 
 from docent.contracts import Hit
+from docent.views import hit_json, iso
 
 
-def hit_json(hit: Hit, threshold: float | None = None) -> dict[str, Any]:
-    """One hit as the CLI's JSON shows it (``threshold`` given: say why it was cut)."""
-    chunk = hit.chunk
-    out: dict[str, Any] = {
-        "rank": hit.rank,
-        "chunk_id": chunk.chunk_id,
-        "source": chunk.source,
-        "heading_path": list(chunk.heading_path),
-        "status": chunk.status,
-        "effective_date": chunk.effective_date.isoformat() if chunk.effective_date else None,
-        "scores": {
+def search_hit(
+    hit: Hit, *, explain: bool = False, threshold: float | None = None
+) -> dict[str, Any]:
+    """One hit as ``docent search --json`` shows it: the search hit's contract
+    (``docent.views.hit_json``, an ask's ``retrieved``); with ``explain``, how retrieval
+    ranked it too, and with ``threshold`` (a cut candidate) why it was cut."""
+    out = hit_json(hit)
+    if explain:
+        out["effective"] = iso(hit.chunk.effective_date)
+        out["scores"] = {
             "bm25_rank": hit.bm25_rank,
             "vector_rank": hit.vector_rank,
             "fused": round(hit.fused_score, 6),
             "rerank": None if hit.rerank_score is None else round(hit.rerank_score, 6),
-        },
-        "best_sentence": hit.best_sentence,
-        "text": chunk.text,
-    }
+        }
+        out["best_sentence"] = hit.best_sentence
     if threshold is not None:
         below = hit.rerank_score is None or hit.rerank_score < threshold
         out["reason"] = "below_threshold" if below else "beyond_top_k"

@@ -26,8 +26,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from functools import partial
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -36,40 +35,45 @@ import qdrant_edge as qe
 from numpy.typing import NDArray
 
 from docent.contracts import Chunk
-from store.access import PENDING, AccessFilter
 from store.edge_shard import check_model, open_shard, record_precision
 from store.errors import IndexUnavailable
 from store.ids import (
     CHUNK_VECTOR,
     SEARCH_PAYLOAD_EXCLUDES,
     SENTENCE_VECTOR,
-    VECTOR_NAMES,
     point_id,
 )
 from store.lock import FolderLock
-from store.protocol import StoredChunk, check_upsert, chunk_order
+from store.points import PointReads, by_source
+from store.protocol import check_upsert
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-def edge_filter(access: AccessFilter) -> qe.Filter:
-    """The access filter as an Edge filter object (the same shape as ``server_filter``)."""
-    if access.denies_all:
-        return qe.Filter(must=[qe.FieldCondition("access_level", match=qe.MatchAny([]))])
-    options: list[Any] = [qe.IsEmptyCondition("groups")]
-    if access.groups:
-        options.append(qe.FieldCondition("groups", match=qe.MatchAny(sorted(access.groups))))
-    must: list[Any] = [
-        qe.FieldCondition("access_level", match=qe.MatchAny(list(access.levels))),
-        qe.Filter(should=options),
-    ]
-    must_not: list[Any] = []
-    if not access.include_pending:
-        must_not.append(qe.FieldCondition("status", match=qe.MatchValue(PENDING)))
-    if access.exclude_chunk_ids:
-        must_not.append(qe.HasIdCondition({point_id(c) for c in access.exclude_chunk_ids}))
-    return qe.Filter(must=must, must_not=must_not or None)
+class EdgeTerms:
+    """Qdrant Edge's filter objects (``store.points.FilterTerms``)."""
+
+    def match_any(self, key: str, values: Sequence[str]) -> Any:
+        return qe.FieldCondition(key, match=qe.MatchAny(list(values)))
+
+    def match_value(self, key: str, value: str) -> Any:
+        return qe.FieldCondition(key, match=qe.MatchValue(value))
+
+    def is_empty(self, key: str) -> Any:
+        return qe.IsEmptyCondition(key)
+
+    def has_ids(self, point_ids: Sequence[str]) -> Any:
+        return qe.HasIdCondition(set(point_ids))
+
+    def where(self, must: Sequence[Any], must_not: Sequence[Any] = ()) -> Any:
+        return qe.Filter(must=list(must), must_not=list(must_not) or None)
+
+    def any_of(self, should: Sequence[Any]) -> Any:
+        return qe.Filter(should=list(should))
+
+
+EDGE_TERMS = EdgeTerms()
 
 
 def _vectors(chunk: NDArray[np.float32], sentences: NDArray[np.float32]) -> Any:
@@ -79,11 +83,9 @@ def _vectors(chunk: NDArray[np.float32], sentences: NDArray[np.float32]) -> Any:
     }
 
 
-def _by_source(source: str) -> qe.Filter:
-    return qe.Filter(must=[qe.FieldCondition("source", match=qe.MatchValue(source))])
+class EdgeIndex(PointReads):
+    terms = EDGE_TERMS
 
-
-class EdgeIndex:
     def __init__(
         self,
         folder: Path,
@@ -170,14 +172,16 @@ class EdgeIndex:
         self._maybe_optimize()
 
     def delete_source(self, source: str) -> None:
-        self._update(qe.UpdateOperation.delete_points_by_filter(_by_source(source)))
+        self._update(qe.UpdateOperation.delete_points_by_filter(by_source(source, EDGE_TERMS)))
 
     def delete_ids(self, chunk_ids: Sequence[str]) -> None:
         if chunk_ids:
             self._update(qe.UpdateOperation.delete_points([point_id(c) for c in chunk_ids]))
 
     def set_payload(self, source: str, values: Mapping[str, Any]) -> None:
-        self._update(qe.UpdateOperation.set_payload_by_filter(_by_source(source), dict(values)))
+        self._update(
+            qe.UpdateOperation.set_payload_by_filter(by_source(source, EDGE_TERMS), dict(values))
+        )
 
     def _update(self, operation: Any) -> None:
         shard = self.shard
@@ -236,92 +240,31 @@ class EdgeIndex:
             self._optimizing = threading.Thread(target=run, name="edge-optimize", daemon=True)
             self._optimizing.start()
 
-    # --- reads ---------------------------------------------------------------------------
-    def get(
-        self, chunk_ids: Sequence[str], *, vectors: Sequence[str] = ()
-    ) -> dict[str, StoredChunk]:
-        wanted = list(dict.fromkeys(c for c in chunk_ids if c))
-        if not wanted:
-            return {}
-        names = [v for v in vectors if v in VECTOR_NAMES]
-        shard = self.shard
-        records = self._call(
-            lambda: shard.retrieve(
-                [point_id(c) for c in wanted], with_payload=True, with_vector=names or False
-            )
+    # --- reads (``store.points.PointReads``) ----------------------------------------------
+    def _open(self) -> None:
+        self.ensure()
+
+    def _retrieve(self, point_ids: list[str], vectors: list[str]) -> Sequence[Any]:
+        return list(self.shard.retrieve(point_ids, with_payload=True, with_vector=vectors or False))
+
+    def _scroll_page(self, query_filter: Any, offset: Any, limit: int) -> tuple[Sequence[Any], Any]:
+        request = qe.ScrollRequest(
+            offset=offset, limit=limit, filter=query_filter, with_payload=True, with_vector=False
         )
-        out: dict[str, StoredChunk] = {}
-        asked = set(wanted)
-        for rec in records:
-            payload = rec.payload
-            if not payload or payload.get("chunk_id") not in asked:
-                continue
-            # Each read of ``rec.vector`` converts every float from the engine again.
-            got = rec.vector
-            got = got if isinstance(got, dict) else {}
-            chunk = Chunk.from_payload(payload)
-            out[chunk.chunk_id] = StoredChunk(
-                chunk, {n: np.asarray(got[n], dtype=np.float32) for n in names if n in got}
-            )
-        return out
+        records, after = self.shard.scroll(request)
+        return records, after
 
-    def scroll(
-        self, *, source: str | None = None, access: AccessFilter | None = None, batch: int = 512
-    ) -> Iterator[Chunk]:
-        if batch <= 0:
-            raise ValueError("batch must be greater than 0")
-        must: list[Any] = []
-        if source is not None:
-            must.append(_by_source(source))
-        if access is not None:
-            must.append(edge_filter(access))
-        query_filter = qe.Filter(must=must) if must else None
-        shard = self.shard
-        offset: Any = None
-        while True:
-            request = qe.ScrollRequest(
-                offset=offset,
-                limit=batch,
-                filter=query_filter,
-                with_payload=True,
-                with_vector=False,
-            )
-            page: tuple[list[Any], Any] = self._call(partial(shard.scroll, request))
-            records, offset = page
-            for rec in records:
-                yield Chunk.from_payload(rec.payload or {})
-            if offset is None:
-                return
+    def _count(self, query_filter: Any) -> int:
+        return int(self.shard.count(qe.CountRequest(filter=query_filter, exact=True)))
 
-    def chunks_of(self, source: str) -> list[Chunk]:
-        return chunk_order(list(self.scroll(source=source)))
-
-    def count(self, *, access: AccessFilter | None = None) -> int:
-        request = qe.CountRequest(
-            filter=edge_filter(access) if access is not None else None, exact=True
-        )
-        shard = self.shard
-        return int(self._call(lambda: shard.count(request)))
-
-    def search(
-        self, vector: NDArray[np.float32], access: AccessFilter, limit: int
-    ) -> list[tuple[Chunk, float]]:
-        if limit <= 0:
-            raise ValueError("limit must be greater than 0")
-        if access.denies_all:
-            return []
-        query = np.asarray(vector, dtype=np.float32)
-        if query.shape != (self.dimension,):
-            raise ValueError(f"query vector must have {self.dimension} dimensions")
+    def _query(self, vector: NDArray[np.float32], query_filter: Any, limit: int) -> Sequence[Any]:
         request = qe.QueryRequest(
             limit=limit,
-            query=qe.Query.Nearest(query.tolist(), using=CHUNK_VECTOR),
-            filter=edge_filter(access),
+            query=qe.Query.Nearest(vector.tolist(), using=CHUNK_VECTOR),
+            filter=query_filter,
             with_payload=qe.PayloadSelector.Exclude(list(SEARCH_PAYLOAD_EXCLUDES)),
         )
-        shard = self.shard
-        points = self._call(lambda: shard.query(request))
-        return [(Chunk.from_payload(p.payload or {}), float(p.score)) for p in points]
+        return list(self.shard.query(request))
 
     def close(self) -> None:
         self._closing.set()

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from functools import partial
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -18,7 +17,6 @@ from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
 from docent.contracts import Chunk
-from store.access import PENDING, AccessFilter
 from store.errors import IndexUnavailable, ModelMismatch
 from store.ids import (
     CHUNK_VECTOR,
@@ -27,53 +25,46 @@ from store.ids import (
     SEARCH_PAYLOAD_EXCLUDES,
     SENTENCE_VECTOR,
     UNIT_TEXT,
-    VECTOR_NAMES,
     check_unit_text,
     point_id,
 )
-from store.protocol import StoredChunk, check_upsert, chunk_order
+from store.points import PointReads, by_source
+from store.protocol import check_upsert
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-def server_filter(access: AccessFilter) -> qm.Filter:
-    """The access filter as a typed Qdrant filter (never a string, never a post-filter)."""
-    if access.denies_all:
-        return qm.Filter(must=[qm.FieldCondition(key="access_level", match=qm.MatchAny(any=[]))])
-    # IsEmpty covers a missing field, null and [] alike: a chunk naming no groups is open.
-    options: list[qm.Condition] = [qm.IsEmptyCondition(is_empty=qm.PayloadField(key="groups"))]
-    if access.groups:
-        options.append(
-            qm.FieldCondition(key="groups", match=qm.MatchAny(any=sorted(access.groups)))
-        )
-    must: list[qm.Condition] = [
-        qm.FieldCondition(key="access_level", match=qm.MatchAny(any=list(access.levels))),
-        qm.Filter(should=options),
-    ]
-    must_not: list[qm.Condition] = []
-    if not access.include_pending:
-        must_not.append(qm.FieldCondition(key="status", match=qm.MatchValue(value=PENDING)))
-    if access.exclude_chunk_ids:
-        must_not.append(
-            qm.HasIdCondition(has_id=[point_id(c) for c in sorted(access.exclude_chunk_ids)])
-        )
-    return qm.Filter(must=must, must_not=must_not or None)
+class ServerTerms:
+    """qdrant-client's filter models (``store.points.FilterTerms``)."""
+
+    def match_any(self, key: str, values: Sequence[str]) -> Any:
+        return qm.FieldCondition(key=key, match=qm.MatchAny(any=list(values)))
+
+    def match_value(self, key: str, value: str) -> Any:
+        return qm.FieldCondition(key=key, match=qm.MatchValue(value=value))
+
+    def is_empty(self, key: str) -> Any:
+        return qm.IsEmptyCondition(is_empty=qm.PayloadField(key=key))
+
+    def has_ids(self, point_ids: Sequence[str]) -> Any:
+        ids: list[qm.ExtendedPointId] = list(point_ids)
+        return qm.HasIdCondition(has_id=ids)
+
+    def where(self, must: Sequence[Any], must_not: Sequence[Any] = ()) -> Any:
+        return qm.Filter(must=list(must), must_not=list(must_not) or None)
+
+    def any_of(self, should: Sequence[Any]) -> Any:
+        return qm.Filter(should=list(should))
 
 
-def _by_source(source: str) -> qm.Filter:
-    return qm.Filter(must=[qm.FieldCondition(key="source", match=qm.MatchValue(value=source))])
+SERVER_TERMS = ServerTerms()
 
 
-def _and(*filters: qm.Filter | None) -> qm.Filter | None:
-    present: list[qm.Condition] = [f for f in filters if f is not None]
-    if not present:
-        return None
-    return present[0] if len(present) == 1 else qm.Filter(must=present)  # type: ignore[return-value]
-
-
-class ServerIndex:
+class ServerIndex(PointReads):
     """Chunk points in one collection of a Qdrant server (or of qdrant-client local mode)."""
+
+    terms = SERVER_TERMS
 
     def __init__(self, client: QdrantClient, name: str, model_name: str, dimension: int):
         if dimension <= 0:
@@ -182,7 +173,7 @@ class ServerIndex:
         self._call(lambda: self.client.upsert(self.name, points=points, wait=True))
 
     def delete_source(self, source: str) -> None:
-        selector = qm.FilterSelector(filter=_by_source(source))
+        selector = qm.FilterSelector(filter=by_source(source, SERVER_TERMS))
         self._call(lambda: self.client.delete(self.name, points_selector=selector, wait=True))
 
     def delete_ids(self, chunk_ids: Sequence[str]) -> None:
@@ -194,90 +185,42 @@ class ServerIndex:
         payload = dict(values)
         self._call(
             lambda: self.client.set_payload(
-                self.name, payload=payload, points=_by_source(source), wait=True
+                self.name, payload=payload, points=by_source(source, SERVER_TERMS), wait=True
             )
         )
 
-    # --- reads ---------------------------------------------------------------------------
-    def get(
-        self, chunk_ids: Sequence[str], *, vectors: Sequence[str] = ()
-    ) -> dict[str, StoredChunk]:
-        wanted = list(dict.fromkeys(c for c in chunk_ids if c))
-        if not wanted:
-            return {}
-        names = [v for v in vectors if v in VECTOR_NAMES]
-        ids: list[qm.ExtendedPointId] = [point_id(c) for c in wanted]
-        records = self._call(
-            lambda: self.client.retrieve(
-                self.name, ids=ids, with_payload=True, with_vectors=names or False
-            )
-        )
-        out: dict[str, StoredChunk] = {}
-        for rec in records:
-            if not rec.payload or rec.payload.get("chunk_id") not in wanted:
-                continue
-            got = rec.vector if isinstance(rec.vector, dict) else {}
-            chunk = Chunk.from_payload(rec.payload)
-            out[chunk.chunk_id] = StoredChunk(
-                chunk, {n: np.asarray(got[n], dtype=np.float32) for n in names if n in got}
-            )
-        return out
+    # --- reads (``store.points.PointReads``) ----------------------------------------------
+    def _open(self) -> None:
+        pass  # the client connects on its first call
 
-    def scroll(
-        self, *, source: str | None = None, access: AccessFilter | None = None, batch: int = 512
-    ) -> Iterator[Chunk]:
-        query_filter = _and(
-            _by_source(source) if source is not None else None,
-            server_filter(access) if access is not None else None,
+    def _retrieve(self, point_ids: list[str], vectors: list[str]) -> Sequence[Any]:
+        ids: list[qm.ExtendedPointId] = list(point_ids)
+        return self.client.retrieve(
+            self.name, ids=ids, with_payload=True, with_vectors=vectors or False
         )
-        offset: Any = None
-        while True:
-            page = self._call(
-                partial(
-                    self.client.scroll,
-                    self.name,
-                    scroll_filter=query_filter,
-                    limit=batch,
-                    offset=offset,
-                    with_payload=True,
-                    with_vectors=False,
-                )
-            )
-            points, offset = page
-            for point in points:
-                yield Chunk.from_payload(point.payload or {})
-            if offset is None:
-                return
 
-    def chunks_of(self, source: str) -> list[Chunk]:
-        return chunk_order(list(self.scroll(source=source)))
-
-    def count(self, *, access: AccessFilter | None = None) -> int:
-        query_filter = server_filter(access) if access is not None else None
-        result = self._call(
-            lambda: self.client.count(self.name, count_filter=query_filter, exact=True)
+    def _scroll_page(self, query_filter: Any, offset: Any, limit: int) -> tuple[Sequence[Any], Any]:
+        return self.client.scroll(
+            self.name,
+            scroll_filter=query_filter,
+            limit=limit,
+            offset=offset,
+            with_payload=True,
+            with_vectors=False,
         )
-        return int(result.count)
 
-    def search(
-        self, vector: NDArray[np.float32], access: AccessFilter, limit: int
-    ) -> list[tuple[Chunk, float]]:
-        if limit <= 0:
-            raise ValueError("limit must be greater than 0")
-        if access.denies_all:
-            return []
-        query_filter = server_filter(access)
-        result = self._call(
-            lambda: self.client.query_points(
-                self.name,
-                query=np.asarray(vector, dtype=np.float32).tolist(),
-                using=CHUNK_VECTOR,
-                query_filter=query_filter,
-                limit=limit,
-                with_payload=qm.PayloadSelectorExclude(exclude=list(SEARCH_PAYLOAD_EXCLUDES)),
-            )
-        )
-        return [(Chunk.from_payload(p.payload or {}), float(p.score)) for p in result.points]
+    def _count(self, query_filter: Any) -> int:
+        return int(self.client.count(self.name, count_filter=query_filter, exact=True).count)
+
+    def _query(self, vector: NDArray[np.float32], query_filter: Any, limit: int) -> Sequence[Any]:
+        return self.client.query_points(
+            self.name,
+            query=vector.tolist(),
+            using=CHUNK_VECTOR,
+            query_filter=query_filter,
+            limit=limit,
+            with_payload=qm.PayloadSelectorExclude(exclude=list(SEARCH_PAYLOAD_EXCLUDES)),
+        ).points
 
     def close(self) -> None:
         self.client.close()

@@ -65,7 +65,7 @@ def bundled_embedder():  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def hashing_embedder():  # type: ignore[no-untyped-def]
-    from ingest.embedding import HashingEmbedder
+    from tests.ingest.hashing_embedder import HashingEmbedder
 
     return HashingEmbedder(256)
 

@@ -21,6 +21,7 @@ from api.users import CurrentUser
 from api.visibility import can_read_chunk, readable_sources
 from docent.db.session import session_scope
 from docent.errors import NotFound
+from docent.views import chunk_json
 from docent.wiring import Services
 
 router = APIRouter(tags=["ask"])
@@ -91,16 +92,9 @@ def passage_view(
         with session_scope(services.sessions) as db:
             successor = next(iter(readable_sources(db, user, [successor], levels)), None)
     return {
-        "id": chunk.chunk_id,
-        "source": chunk.source,
+        **chunk_json(chunk),
         "title": chunk.title,
-        "heading_path": list(chunk.heading_path),
-        "kind": chunk.kind,
-        "text": chunk.text,
-        "effective": chunk.effective_date.isoformat() if chunk.effective_date else None,
-        "status": chunk.status,
         "superseded_by": successor,
-        "access_level": chunk.access_level,
         "owner": chunk.owner,
         "highlight": [{"text": t, "mark": m} for t, m in highlight_spans(chunk.text, quote)],
         "blocks": passage_blocks(chunk.text, quote),

@@ -27,6 +27,7 @@ from api.visibility import can_read, can_read_chunk, documents_by_source, readab
 from docent.db.models import Document, document_summary
 from docent.db.session import session_scope
 from docent.errors import InvalidInput, NotFound
+from docent.views import chunk_json
 from docent.wiring import Services
 
 router = APIRouter(tags=["documents"])
@@ -35,21 +36,11 @@ router = APIRouter(tags=["documents"])
 def document_view(
     db: Session, user: CurrentUser, doc: Document, levels: tuple[str, ...]
 ) -> dict[str, Any]:
-    """The registry's summary of a document as the API shows it: a retired document says so
-    in its status, and the content hash (the registry's change test) stays inside. The
-    documents it names (its successor, its predecessors) are shown only if the viewer may
-    read them: a successor above them leaves the status ``superseded`` with no name."""
-    view = document_summary(doc)
-    del view["content_hash"]
+    """A document as the API (and ``docent docs``) shows it, for this viewer: the documents it
+    names (its successor, its predecessors) are shown only if the viewer may read them: a
+    successor above them leaves the status ``superseded`` with no name."""
     named = [doc.superseded_by or "", *(doc.supersedes or ())]
-    shown = set(readable_sources(db, user, [n for n in named if n], levels))
-    return {
-        **view,
-        "superseded_by": doc.superseded_by if doc.superseded_by in shown else None,
-        "supersedes": [s for s in view["supersedes"] if s in shown],
-        "status": "retired" if doc.retired else doc.status,
-        "retired": doc.retired,
-    }
+    return document_summary(doc, set(readable_sources(db, user, [n for n in named if n], levels)))
 
 
 def visible_documents(
@@ -213,19 +204,7 @@ def document(doc_id: str, user: EditorDep, db: DbDep, services: ServicesDep) -> 
     chunks = [] if doc.retired else services.index.chunks_of(doc.source)
     return {
         "document": document_view(db, user, doc, levels),
-        "chunks": [
-            {
-                "id": c.chunk_id,
-                "heading_path": list(c.heading_path),
-                "kind": c.kind,
-                "status": c.status,
-                "access_level": c.access_level,
-                "effective": c.effective_date.isoformat() if c.effective_date else None,
-                "text": c.text,
-            }
-            for c in chunks
-            if can_read_chunk(user, c, levels)
-        ],
+        "chunks": [chunk_json(c) for c in chunks if can_read_chunk(user, c, levels)],
     }
 
 

@@ -24,7 +24,7 @@ def jobs(user: AnyUserDep, db: DbDep, settings: SettingsDep) -> dict[str, Any]:
 @router.get("/api/jobs/{job_id}", summary="One job with its files")
 def job(job_id: str, user: AnyUserDep, db: DbDep, settings: SettingsDep) -> dict[str, Any]:
     found = get_visible_job(db, user, job_id)
-    return job_view(db, user, found, settings.access_levels, with_files=True)
+    return job_view(db, user, found, settings.access_levels)
 
 
 @router.post("/api/jobs/{job_id}/retry", status_code=202, summary="Retry a failed job")

@@ -124,17 +124,6 @@ def _clock(seconds: float) -> str:
     return f"{minutes // 60}:{minutes % 60:02d}:{secs:02d}"
 
 
-def _summary(status: dict[str, Any], seconds: float) -> dict[str, Any]:
-    return {
-        "documents": status["documents"],
-        "chunks": status["chunks"],
-        "skipped": status["skipped"],
-        "errors": status["errors"],
-        "index_version": status["index_version"],
-        "seconds": round(seconds, 2),
-    }
-
-
 def ingest(
     paths: list[Path] = typer.Argument(
         ...,
@@ -154,7 +143,10 @@ def ingest(
         None, "--superseded-by", help="The file (or source) that replaces these."
     ),
     as_json: bool = typer.Option(
-        False, "--json", help="Print {documents, chunks, skipped, errors, index_version, seconds}."
+        False,
+        "--json",
+        help="Print the job as GET /api/jobs/{id} shows it (documents, chunks, skipped, "
+        "errors, index_version, seconds, files, ...).",
     ),
 ) -> None:
     """Ingest documents into the index (inline, or through the workers when a broker is set).
@@ -188,9 +180,8 @@ def ingest(
             status = ingestor.job_status(job_id)
         finally:
             services.close()
-    summary = _summary(status, time.monotonic() - started)
-    _echo_summary(summary, as_json)
-    if summary["errors"]:
+    _echo_summary(status, time.monotonic() - started, as_json)
+    if status["errors"]:
         raise typer.Exit(1)
 
 
@@ -202,16 +193,17 @@ def _echo_embedder_choice() -> None:
         chosen.addHandler(_EchoHandler(logging.INFO))
 
 
-def _echo_summary(summary: dict[str, Any], as_json: bool) -> None:
+def _echo_summary(status: dict[str, Any], seconds: float, as_json: bool) -> None:
+    """The job as ``GET /api/jobs/{id}`` shows it (``--json``), or one line and its errors."""
     if as_json:
-        typer.echo(json.dumps(summary))
+        typer.echo(json.dumps(status))
         return
     typer.echo(
-        f"{summary['documents']} documents ({summary['skipped']} unchanged), "
-        f"{summary['chunks']} chunks, {len(summary['errors'])} errors; "
-        f"index version {summary['index_version']}; {summary['seconds']:.1f}s"
+        f"{status['documents']} documents ({status['skipped']} unchanged), "
+        f"{status['chunks']} chunks, {len(status['errors'])} errors; "
+        f"index version {status['index_version']}; {seconds:.1f}s"
     )
-    for error in summary["errors"]:
+    for error in status["errors"]:
         typer.echo(f"  failed: {error['source']}: {error['reason']}", err=True)
 
 
@@ -226,7 +218,9 @@ docs_app = typer.Typer(no_args_is_help=True, help="The indexed documents (an adm
 
 
 @docs_app.command("list")
-def docs_list(as_json: bool = typer.Option(False, "--json", help="Print a JSON list.")) -> None:
+def docs_list(
+    as_json: bool = typer.Option(False, "--json", help="Print {documents: [...]}, as the API."),
+) -> None:
     """List the indexed documents with their status, access level and chunk count."""
     from docent.wiring import open_services
 
@@ -237,7 +231,7 @@ def docs_list(as_json: bool = typer.Option(False, "--json", help="Print a JSON l
         finally:
             services.close()
     if as_json:
-        typer.echo(json.dumps(rows))
+        typer.echo(json.dumps({"documents": rows}))
         return
     from rich.console import Console
     from rich.table import Table
@@ -258,7 +252,9 @@ def docs_list(as_json: bool = typer.Option(False, "--json", help="Print a JSON l
 @docs_app.command("show")
 def docs_show(
     source: str = typer.Argument(..., help="The document's source, as `docs list` shows it."),
-    as_json: bool = typer.Option(False, "--json", help="Print {source, metadata, chunks}."),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print {document, chunks}, as GET /api/documents/{id}."
+    ),
 ) -> None:
     """Show one document's metadata and its chunks (heading path, kind, status, text)."""
     from docent.wiring import open_services
@@ -272,11 +268,11 @@ def docs_show(
     if as_json:
         typer.echo(json.dumps(view))
         return
-    for key, value in view["metadata"].items():
+    for key, value in view["document"].items():
         typer.echo(f"{key}: {value}")
     for chunk in view["chunks"]:
         heading = " > ".join(chunk["heading_path"])
-        typer.echo(f"\n--- {chunk['chunk_id']} [{chunk['kind']}, {chunk['status']}] {heading}")
+        typer.echo(f"\n--- {chunk['id']} [{chunk['kind']}, {chunk['status']}] {heading}")
         typer.echo(chunk["text"])
 
 

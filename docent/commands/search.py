@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from retrieval.views import hit_json, hit_line
+from retrieval.views import hit_line, search_hit
 
 if TYPE_CHECKING:
     from retrieval.searcher import SearchResult
@@ -65,11 +65,11 @@ def search(
 
 def _echo_json(result: SearchResult, explain: bool, bar: float) -> None:
     payload: dict[str, Any] = {
-        "hits": [hit_json(h) for h in result.hits],
+        "hits": [search_hit(h, explain=explain) for h in result.hits],
         "index_version": result.index_version,
     }
     if explain:
-        payload["cut"] = [hit_json(h, bar) for h in result.cut]
+        payload["cut"] = [search_hit(h, explain=True, threshold=bar) for h in result.cut]
         payload["threshold"] = bar
         payload["timings_ms"] = {k: round(v, 2) for k, v in result.timings_ms.items()}
     typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))

@@ -6,6 +6,7 @@ Times are timezone-aware UTC. JSON columns hold lists and small objects only.
 
 from __future__ import annotations
 
+from collections.abc import Container
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -215,17 +216,23 @@ class ContentGap(Base):
     last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
-def document_summary(row: Document) -> dict[str, Any]:
-    """A document's row as plain values (the ingestor's listing and job metadata; the API's
-    view is built on it)."""
+def document_summary(row: Document, readable: Container[str] | None = None) -> dict[str, Any]:
+    """A document as ``GET /api/documents``, ``docent docs list|show --json`` and the
+    ingestor's listing show it (one serialiser: tests/docent/test_views.py). A retired document
+    says so in its status. ``readable``: the sources the viewer may read, when not all — a
+    successor or predecessor outside it is not named (the successor's status stays)."""
+
+    def named(source: str | None) -> bool:
+        return bool(source) and (readable is None or source in readable)
+
     return {
         "source": row.source,
         "doc_id": row.doc_id,
         "title": row.title,
-        "status": row.status,
+        "status": "retired" if row.retired else row.status,
         "effective_date": row.effective_date.isoformat() if row.effective_date else None,
-        "superseded_by": row.superseded_by,
-        "supersedes": list(row.supersedes or ()),
+        "superseded_by": row.superseded_by if named(row.superseded_by) else None,
+        "supersedes": [s for s in row.supersedes or () if named(s)],
         "access_level": row.access_level,
         "groups": list(row.groups or ()),
         "owner": row.owner,
@@ -233,5 +240,6 @@ def document_summary(row: Document) -> dict[str, Any]:
         "chunk_count": row.chunk_count,
         "version": row.version,
         "content_hash": row.content_hash,
+        "retired": bool(row.retired),
         "updated_at": row.updated_at.isoformat() if row.updated_at else None,
     }

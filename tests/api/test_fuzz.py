@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 
 from api.app import create_app
 from docent.wiring import Services
-from ingest.embedding import HashingEmbedder
 from ingest.metadata import doc_id_for
 from tests.api.conftest import build_settings
 from tests.api.corpus import SECRET, ingest_corpus, make_users, write_corpus
+from tests.ingest.hashing_embedder import HashingEmbedder
 
 MAX_EXAMPLES = 25
 ROLES: dict[str, str | None] = {

@@ -14,10 +14,10 @@ from pydantic import BaseModel
 
 from api.ports import ask_json_of
 from api.recheck import FIELD_CHECKS, AskBody, Check, Readable, checks_of, recheck_body
-from ingest.embedding import HashingEmbedder
 from tests.api.conftest import ApiEnv
 from tests.api.leaky_asker import SCENARIOS, EveryLevelAsker, build_env, cases, leaks
 from tests.api.leaky_asker import principal as principal_of
+from tests.ingest.hashing_embedder import HashingEmbedder
 
 # The checks that guard document text; CODE, NUMBER and TIER fields carry none.
 GUARDS = (Check.CITED, Check.LISTED, Check.HANDOFF, Check.ANSWER, Check.FREE_TEXT)

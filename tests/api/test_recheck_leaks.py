@@ -13,7 +13,6 @@ from urllib.parse import quote
 
 import pytest
 
-from ingest.embedding import HashingEmbedder
 from tests.api.conftest import ApiEnv, LogLines
 from tests.api.leaky_asker import (
     ALWAYS_VISIBLE,
@@ -29,6 +28,7 @@ from tests.api.leaky_asker import (
     principals,
     raise_level,
 )
+from tests.ingest.hashing_embedder import HashingEmbedder
 
 
 @pytest.fixture(scope="module")

@@ -21,14 +21,22 @@ from evals.hostile import (
     load_corpus,
     load_table,
     serve,
-    table_asker,
     visible,
 )
 from generate.answer_gate import AnswerGate
 from generate.ask import Asker, ask_json
 from generate.extractive import ExtractiveGenerator
-from generate.testing import FixedSearcher
+from generate.openai_chat import OpenAIChatGenerator
 from generate.trace import load_trace
+from tests.generate.fixed_searcher import FixedSearcher
+
+
+def table_asker(base_url: str, sessions: Any = None, timeout_s: float = 1.0) -> Any:
+    """The real chain over the fixed corpus: a FixedSearcher, the real ``OpenAIChatGenerator``
+    talking HTTP to ``base_url`` (no retries, a short timeout), the checks, a trace."""
+    generator = OpenAIChatGenerator(base_url, "hostile-1", timeout=timeout_s, max_retries=0)
+    return Asker(FixedSearcher(load_corpus(), top_k=10), generator, sessions, budget_tokens=2000)
+
 
 ROWS = load_table()
 CORPUS = {hit.chunk.chunk_id: hit for hit in load_corpus()}

@@ -73,3 +73,18 @@ def test_table_marks_the_choice_and_the_plot_is_a_png(tmp_path: Path) -> None:
     out = tmp_path / "sweep.png"
     plot_operating_points(points, out, 0.3)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_replayed_search_takes_a_per_call_top_k() -> None:
+    from docent.contracts import Principal
+    from evals.runner import ReplaySearcher
+    from retrieval.searcher import SearchResult
+    from tests.render.builders import ranked
+
+    hits = tuple(ranked("one", "two", "three"))
+    base = SearchResult(hits=hits, cut=(), index_version=1, timings_ms={}, stages={})
+    replay = ReplaySearcher(hits, base, top_k=2)
+    asker = Principal("u", "employee")
+    assert [h.rank for h in replay.search("q", asker).hits] == [1, 2]  # the constructor's
+    found = replay.search("q", asker, top_k=1)
+    assert [h.rank for h in found.hits] == [1] and len(found.cut) == 2

@@ -22,10 +22,10 @@ from generate.errors import TraceNotFound
 from generate.extractive import ExtractiveGenerator
 from generate.outcomes import parse_output
 from generate.protocols import Generation
-from generate.testing import FixedSearcher, FixedSearchResult
 from generate.trace import load_trace
 from generate.unit_scoring import Weights
 from render.prompt import RenderedPrompt
+from tests.generate.fixed_searcher import FixedSearcher, FixedSearchResult
 from tests.render.builders import make_hit
 from tests.render.snapshot import assert_snapshot
 

@@ -18,7 +18,7 @@ from generate.ask import (
     closest_excerpt,
 )
 from generate.extractive import ExtractiveGenerator
-from generate.testing import FixedSearcher, FixedSearchResult
+from tests.generate.fixed_searcher import FixedSearcher, FixedSearchResult
 from tests.render.builders import make_hit
 
 EMPLOYEE = Principal("ana", "employee", frozenset())

@@ -12,7 +12,7 @@ from typing import Any
 
 from docent.settings import Settings
 from docent.wiring import Services
-from ingest.embedding import HashingEmbedder
+from tests.ingest.hashing_embedder import HashingEmbedder
 from tests.ingest.pipeline_support import snapshot, write_doc
 
 SLACK = 256 * 1024

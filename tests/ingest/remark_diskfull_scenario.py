@@ -13,9 +13,9 @@ from typing import Any
 
 from docent.settings import Settings
 from docent.wiring import Services
-from ingest.embedding import HashingEmbedder
 from ingest.errors import DiskFull
 from tests.ingest.diskfull_scenario import SLACK, consistent, fill
+from tests.ingest.hashing_embedder import HashingEmbedder
 from tests.ingest.pipeline_support import ingest, snapshot, version, write_doc
 
 PROMOTION_DAY = date(2100, 1, 1)

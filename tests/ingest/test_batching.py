@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 from docent.contracts import Chunk
 from docent.settings import Settings
 from ingest.batching import VectorMemo, by_length, distinct_texts
-from ingest.embedding import HashingEmbedder
+from tests.ingest.hashing_embedder import HashingEmbedder
 from tests.ingest.pipeline_support import BAD, ingestor_over, make_services, snapshot, write_doc
 
 POISON = "Rule 9.0.1"  # a text the failing embedder below cannot embed

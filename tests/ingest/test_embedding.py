@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from docent.errors import ConfigError
-from ingest.embedding import HashingEmbedder, SentenceTransformerEmbedder
+from ingest.embedding import SentenceTransformerEmbedder
+from tests.ingest.hashing_embedder import HashingEmbedder
 
 
 def test_a_single_query_matches_its_batch_vector_and_threads_are_restored(

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from docent.errors import ConfigError
-from ingest.embedding import HashingEmbedder, SentenceTransformerEmbedder
+from ingest.embedding import SentenceTransformerEmbedder
 from ingest.onnx_encoder import (
     MAX_DISTANCE,
     ExportRefused,
@@ -37,6 +37,7 @@ from ingest.query_encoder import (
     parse_mode,
     query_encoder,
 )
+from tests.ingest.hashing_embedder import HashingEmbedder
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,10 +13,11 @@ import pytest
 
 from docent.errors import ConfigError
 from docent.wiring import Services
-from ingest.embedding import HashingEmbedder, SentenceTransformerEmbedder
+from ingest.embedding import SentenceTransformerEmbedder
 from ingest.onnx_encoder import OnnxQueryEncoder, cosine_distance
 from ingest.precision import PrecisionChoice
 from store.ids import CHUNK_VECTOR, PRECISION_KEY
+from tests.ingest.hashing_embedder import HashingEmbedder
 from tests.retrieval.conftest import make_settings
 from tests.retrieval.corpus import CORPUS, write_chunks
 

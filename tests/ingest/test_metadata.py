@@ -18,7 +18,6 @@ from ingest.metadata import (
     doc_id_for,
     read_manifest,
     resolve_metadata,
-    superseded_sources,
     with_metadata,
 )
 from ingest.partition import partition_file
@@ -266,7 +265,6 @@ def test_check_successors_uses_batch_and_index() -> None:
     assert [(p.source, p.field) for p in problems] == [("old.md", "superseded_by")]
     problems = check_successors([new], known_sources=set())
     assert [(p.source, p.field) for p in problems] == [("new.md", "supersedes")]
-    assert superseded_sources([old, new]) == {"older.md"}
 
 
 @pytest.mark.parametrize(

@@ -15,9 +15,9 @@ import numpy as np
 
 from docent.settings import Settings
 from docent.wiring import Services
-from ingest.embedding import HashingEmbedder
 from retrieval.keyword import KeywordIndex
 from tests.ingest.diskfull_scenario import SLACK, fill
+from tests.ingest.hashing_embedder import HashingEmbedder
 from tests.ingest.pipeline_support import ingest, version, write_doc
 
 

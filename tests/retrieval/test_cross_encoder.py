@@ -11,9 +11,9 @@ import pytest
 from docent.contracts import Principal
 from docent.errors import ConfigError
 from docent.wiring import Services
-from ingest.embedding import HashingEmbedder
 from retrieval.errors import RerankerUnavailable
 from retrieval.rerank import CrossEncoderReranker, SentenceReranker, passage
+from tests.ingest.hashing_embedder import HashingEmbedder
 from tests.retrieval.conftest import make_settings, variant
 from tests.retrieval.corpus import CORPUS, hits_for
 

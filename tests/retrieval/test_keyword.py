@@ -11,11 +11,11 @@ import pytest
 
 from docent.access import DEFAULT_LEVELS
 from docent.contracts import Principal
-from ingest.embedding import HashingEmbedder
 from retrieval.errors import KeywordIndexError
 from retrieval.keyword import KeywordIndex, build_snapshot
-from retrieval.permissions import keyword_mask
+from retrieval.permissions import AccessColumns
 from store.edge import EdgeIndex
+from tests.ingest.hashing_embedder import HashingEmbedder
 from tests.retrieval.corpus import make_chunk, write_chunks
 
 EMBEDDER = HashingEmbedder(64)
@@ -48,7 +48,7 @@ def index(tmp_path: Path) -> Iterator[EdgeIndex]:
 
 
 def search(kw: KeywordIndex, query: str, principal: Principal, limit: int) -> list[str]:
-    mask = keyword_mask(kw.chunks, principal, DEFAULT_LEVELS, include_pending=False)
+    mask = AccessColumns.of(kw.chunks).mask(principal, DEFAULT_LEVELS, include_pending=False)
     return [c.chunk_id for c, _ in kw.search(query, mask, limit)]
 
 

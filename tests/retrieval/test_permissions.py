@@ -11,7 +11,7 @@ import pytest
 
 from docent.access import DEFAULT_LEVELS, visible
 from docent.contracts import Principal
-from retrieval.permissions import access_filter, chunk_allowed, keyword_mask
+from retrieval.permissions import AccessColumns, access_filter, chunk_allowed
 from tests.store.test_access_contract import ASKER_GROUPS, CHUNKS, CLEARANCES
 
 
@@ -31,8 +31,8 @@ def mask_ids(
     excluded: frozenset[str],
     levels: tuple[str, ...] = DEFAULT_LEVELS,
 ) -> set[str]:
-    mask = keyword_mask(
-        CHUNKS, principal, levels, include_pending=include_pending, exclude_chunk_ids=excluded
+    mask = AccessColumns.of(CHUNKS).mask(
+        principal, levels, include_pending=include_pending, exclude_chunk_ids=excluded
     )
     assert mask.dtype == np.bool_ and mask.shape == (len(CHUNKS),)
     return {c.chunk_id for c, ok in zip(CHUNKS, mask, strict=True) if ok}
@@ -84,7 +84,8 @@ def test_unknown_clearance_is_denied_everything() -> None:
         Principal("x", "RESTRICTED", frozenset()),  # level names are exact
     ):
         assert access_filter(principal, DEFAULT_LEVELS, include_pending=True).denies_all
-        assert not keyword_mask(CHUNKS, principal, DEFAULT_LEVELS, include_pending=True).any()
+        columns = AccessColumns.of(CHUNKS)
+        assert not columns.mask(principal, DEFAULT_LEVELS, include_pending=True).any()
 
 
 def test_configured_levels_replace_the_defaults() -> None:

@@ -14,7 +14,6 @@ from numpy.typing import NDArray
 
 from docent.contracts import Hit
 from docent.wiring import Services
-from ingest.embedding import HashingEmbedder
 from retrieval.query_cache import QueryVectorCache
 from retrieval.rerank import (
     SentenceReranker,
@@ -25,6 +24,7 @@ from retrieval.rerank import (
 )
 from retrieval.tokenize import tokenize
 from store.edge import EdgeIndex
+from tests.ingest.hashing_embedder import HashingEmbedder
 from tests.retrieval.corpus import CORPUS, hits_for, make_chunk, write_chunks
 
 

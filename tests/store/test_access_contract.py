@@ -10,9 +10,9 @@ import pytest
 
 from docent.access import DEFAULT_LEVELS, visible
 from docent.contracts import Chunk, Principal
-from ingest.embedding import HashingEmbedder
 from store import AccessFilter
 from store.protocol import ChunkIndex
+from tests.ingest.hashing_embedder import HashingEmbedder
 from tests.retrieval.corpus import make_chunk
 from tests.store.adapters import write
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from docent.contracts import Chunk, Principal
-from ingest.embedding import HashingEmbedder
 from store import CHUNK_VECTOR, SENTENCE_VECTOR, AccessFilter, ModelMismatch, point_id
 from store.protocol import ChunkIndex
+from tests.ingest.hashing_embedder import HashingEmbedder
 from tests.store.adapters import Adapter, write
 
 EMB = HashingEmbedder(64)

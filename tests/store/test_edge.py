@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from docent.contracts import Principal
-from ingest.embedding import HashingEmbedder
 from store import AccessFilter, IndexLocked
 from store.edge import EdgeIndex
+from tests.ingest.hashing_embedder import HashingEmbedder
 from tests.retrieval.corpus import make_chunk
 from tests.store.adapters import write
 
