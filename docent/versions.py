@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from docent.contracts import Chunk
+from docent.numbers import counting_words
 
 _YEAR = re.compile(r"\b(19[89]\d|20\d\d)\b")
 _OLDER = re.compile(
@@ -21,8 +22,8 @@ _OLDER = re.compile(
 # "old" in an age ("my 12 year old", "a six-month-old", "how old must I be") asks for no
 # version.
 _AGE = re.compile(
-    r"\b(?:(?:\d[\d.]*|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-    r"few|several)[\s-]+(?:years?|months?|weeks?|days?)[\s-]+old|how old|old enough)\b",
+    rf"\b(?:(?:\d[\d.]*|an?|{counting_words()}|few|several)[\s-]+"
+    r"(?:years?|months?|weeks?|days?)[\s-]+old|how old|old enough)\b",
     re.IGNORECASE,
 )
 # "before March 2024", "before the 2025 refunds policy", "prior to 2023": the version in

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -241,7 +241,7 @@ class ReplaySearcher:
         top_k: int | None = None,
         threshold: float | None = None,
         include_pending: bool | None = None,
-        exclude_chunk_ids: Sequence[str] = (),
+        exclude_chunk_ids: Collection[str] = (),
     ) -> SearchResult:
         from retrieval.cut import cut
         from retrieval.searcher import SearchResult

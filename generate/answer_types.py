@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from docent.numbers import counting_words
 from generate.figures import answer_figures, block_figures
 from generate.text import stem
 
@@ -45,10 +46,7 @@ TIME_UNITS = frozenset(
     "minute hour day week month year night minutes hours days weeks months years nights".split()
 )
 TIME_UNITS_STEMS = frozenset(stem(u) for u in TIME_UNITS)
-_NUMBER_WORD = (
-    r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-    r"fifteen|twenty|thirty|forty|fifty|sixty|ninety|a|an|half)"
-)
+_NUMBER_WORD = rf"(?:\d[\d,.]*|{counting_words()}|a|an|half)"
 # "25 days", "two weeks", "30 working days", "3 consecutive days", "5 business days"
 _COUNTED = re.compile(
     r"\b" + _NUMBER_WORD + r"(?:[\s-]+(?:working|business|calendar|consecutive|full|paid|extra|"

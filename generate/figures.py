@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
+from docent.numbers import CARDINALS
+
 MONTHS = {
     name: n
     for n, names in enumerate(
@@ -76,26 +78,7 @@ NUMBER = re.compile(
     r"(?P<post>\s?%|\s+per\s?cent\b|\s+percent\b|\s+(?:EUR|USD|GBP|euros?|dollars?|pounds?)\b)?",
     re.IGNORECASE,
 )
-NUMBER_WORDS = {
-    word: n
-    for n, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
-    )
-} | {
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-    "hundred": 100,
-    "thousand": 1000,
-    "once": 1,
-    "twice": 2,
-    "half": 0.5,
-}
+NUMBER_WORDS = CARDINALS | {"once": 1, "twice": 2, "half": 0.5}
 WORD = re.compile(r"\b[a-z]+\b", re.IGNORECASE)
 
 

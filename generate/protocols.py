@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -44,7 +44,7 @@ class SearcherLike(Protocol):
         top_k: int | None = None,
         threshold: float | None = None,
         include_pending: bool | None = None,
-        exclude_chunk_ids: Sequence[str] = (),
+        exclude_chunk_ids: Collection[str] = (),
     ) -> SearchResultLike: ...
 
 
