@@ -18,9 +18,12 @@ units would otherwise outvote the passage that holds the code.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Sequence
 from dataclasses import astuple, dataclass, fields, replace
+
+import numpy as np
 
 from docent.contracts import Hit
 from retrieval.rerank import CODE_WEIGHT, code_coverage, query_codes
@@ -49,17 +52,32 @@ ORDER_SIGNALS = tuple(f.name for f in fields(OrderSignals))
 
 
 def order_signals(hit: Hit) -> OrderSignals:
+    return OrderSignals(*signal_row(hit))
+
+
+def signal_row(hit: Hit) -> tuple[float, float, float, float, float, float]:
+    """``OrderSignals`` of one hit as a plain tuple (the blend reads 50 per question)."""
     relevance = hit.rerank_score if hit.rerank_score is not None else hit.score
-    units = sorted(hit.unit_scores, reverse=True)
-    best = units[0] if units else relevance
-    return OrderSignals(
-        rerank=relevance,
-        best_unit=best,
-        next_unit=units[1] if len(units) > 1 else best,
-        keyword=_leg(hit.bm25_rank),
-        vector=_leg(hit.vector_rank),
-        units=math.log1p(len(hit.chunk.sentences)),
+    best, runner_up = _two_best(hit.unit_scores, relevance)
+    return (
+        relevance,
+        best,
+        runner_up,
+        _leg(hit.bm25_rank),
+        _leg(hit.vector_rank),
+        math.log1p(len(hit.chunk.sentences)),
     )
+
+
+def _two_best(scores: Sequence[float], fallback: float) -> tuple[float, float]:
+    """The best and second-best unit scores; a passage without them reads ``fallback``, one
+    with a single unit reads its best twice."""
+    if not scores:
+        return fallback, fallback
+    if len(scores) == 1:
+        return scores[0], scores[0]
+    first, second = heapq.nlargest(2, scores)
+    return first, second
 
 
 def _leg(rank: int | None) -> float:
@@ -84,27 +102,24 @@ class EvidenceOrder:
                 raise ValueError(f"order weight {name} must be a finite number, got {value}")
 
     def score(self, hit: Hit) -> float:
-        signals = order_signals(hit).vector_of()
         weights: tuple[float, ...] = astuple(self)
-        return float(sum(w * s for w, s in zip(weights, signals, strict=True)))
+        return float(sum(w * x for w, x in zip(weights, signal_row(hit), strict=True)))
 
     def order(self, query: str, hits: Sequence[Hit]) -> list[Hit]:
         """The hits best first by the blend (ties keep the reranker's order), ranks
         renumbered from 1; scores unchanged."""
+        if not hits:
+            return []
+        values = np.array([signal_row(h) for h in hits]) @ np.array(astuple(self))
         codes = query_codes(query)
-        # The cosines' total weight here, as the reranker's cosines weigh 1 in all.
-        code_weight = CODE_WEIGHT * (self.rerank + self.best_unit + self.next_unit)
-
-        def key(item: tuple[int, Hit]) -> tuple[float, int]:
-            position, hit = item
-            value = self.score(hit)
-            if codes:
-                text = f"{hit.chunk.heading}\n{hit.chunk.text}"
-                value += code_weight * code_coverage(codes, text)
-            return -value, position
-
-        keyed = sorted(enumerate(hits), key=key)
-        return [replace(hit, rank=rank) for rank, (_, hit) in enumerate(keyed, start=1)]
+        if codes:
+            # The cosines' total weight here, as the reranker's cosines weigh 1 in all.
+            code_weight = CODE_WEIGHT * (self.rerank + self.best_unit + self.next_unit)
+            values += code_weight * np.array(
+                [code_coverage(codes, f"{h.chunk.heading}\n{h.chunk.text}") for h in hits]
+            )
+        order = np.argsort(-values, kind="stable")  # ties keep the incoming order
+        return [replace(hits[i], rank=rank) for rank, i in enumerate(order.tolist(), start=1)]
 
 
 # Fitted on the dev splits of the sample corpus and the three organisations of
