@@ -18,7 +18,7 @@ gap is shown only to who may read the document that closed it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Protocol
 
@@ -208,7 +208,7 @@ def forget_answered_ask(session: Session, trace_id: str) -> None:
 
 def recheck_open_gaps(
     sessions: sessionmaker[Session],
-    finder: HitsFinder,
+    finder: Callable[[], HitsFinder],
     levels: Sequence[str],
     *,
     job_id: str | None = None,
@@ -217,15 +217,18 @@ def recheck_open_gaps(
     a passage now clears the relevance bar for, naming that passage's document. The same
     test as when the gap was recorded: a gap is a question nothing matches for anyone, so it
     closes when something does (tier ``answer`` or ``probably_here`` for who may read it).
-    Returns the ids closed."""
+    ``finder`` gives the searcher, built only when there is an open gap (a ``docent ingest``
+    with none loads no query encoder). Returns the ids closed."""
     with session_scope(sessions) as session:
         open_gaps = session.execute(
             select(ContentGap.id, ContentGap.question).where(ContentGap.state == OPEN)
         ).all()
-    closed: list[int] = []
+    if not open_gaps:
+        return []
+    search, closed = finder(), []
     for gap_id, question in open_gaps:
         with session_scope(sessions) as session:
-            source = covering_source(session, finder, question, levels)
+            source = covering_source(session, search, question, levels)
             gap = session.get(ContentGap, gap_id)
             if source is None or gap is None or gap.state != OPEN:
                 continue

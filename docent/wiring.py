@@ -216,7 +216,9 @@ class Services:
         gap the documents now cover (api/gaps.py)."""
         from api.gaps import recheck_open_gaps
 
-        recheck_open_gaps(self.sessions, self.searcher, self.settings.access_levels, job_id=job_id)
+        recheck_open_gaps(
+            self.sessions, lambda: self.searcher, self.settings.access_levels, job_id=job_id
+        )
 
     @cached_property
     def generator(self) -> Generator:
