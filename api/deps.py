@@ -25,7 +25,7 @@ from starlette.concurrency import run_in_threadpool
 
 from api.errors import Unauthenticated
 from api.security import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, SessionData, csrf_matches
-from api.users import CurrentUser, active_user, current_user_of, user_for_token
+from api.users import GAP_READERS, CurrentUser, active_user, current_user_of, user_for_token
 from docent.db.session import session_scope
 from docent.errors import PermissionDenied
 from docent.settings import Settings, split_commas
@@ -159,6 +159,20 @@ def require_role(role: str) -> Callable[..., Awaitable[Any]]:
     return check
 
 
+def require_any_role(*roles: str) -> Callable[..., Awaitable[Any]]:
+    """A dependency that admits callers holding one of ``roles`` (or admin)."""
+
+    async def check(user: CurrentUserDep) -> CurrentUser:
+        if not any(user.has_role(role) for role in roles):
+            wanted = " or ".join(repr(role) for role in roles)
+            raise PermissionDenied(f"this needs the {wanted} role")
+        return user
+
+    check.__name__ = "require_" + "_or_".join(roles)
+    setattr(check, ROLE_ATTR, "|".join(roles))
+    return check
+
+
 async def public_endpoint(user: OptionalUserDep) -> CurrentUser | None:
     """Declares a route open to everyone (the user, if any, is still resolved)."""
     return user
@@ -228,6 +242,7 @@ AskerDep = Annotated[CurrentUser, Depends(require_role("asker"))]
 EditorDep = Annotated[CurrentUser, Depends(require_role("editor"))]
 OperatorDep = Annotated[CurrentUser, Depends(require_role("operator"))]
 AdminDep = Annotated[CurrentUser, Depends(require_role("admin"))]
+GapReaderDep = Annotated[CurrentUser, Depends(require_any_role(*GAP_READERS))]
 
 
 def declared_roles(dependant: Any) -> set[str]:

@@ -1,5 +1,5 @@
-"""Handoffs (a non-answer passed to a person) and content gaps (non-answers counted by
-question), over the ``handoffs`` / ``content_gaps`` tables.
+"""Handoffs (a non-answer passed to a person), over the ``handoffs`` table; content gaps
+(questions the documents do not cover) are ``api/gaps.py``'s.
 
 A handoff is routed to the owner of the closest document the asker could see, or to the
 default queue. Owners are the users whose name or one of whose groups equals the route,
@@ -17,9 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import httpx
-from sqlalchemy import or_, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from api.users import CurrentUser
@@ -176,105 +174,3 @@ def close_handoff(
     handoff.closed_by = user.username
     handoff.resolution = (resolution or "").strip() or None
     return handoff
-
-
-def record_gap(
-    session: Session,
-    question: str,
-    outcome: str,
-    closest_sources: Sequence[str],
-    levels: Sequence[str],
-    *,
-    reason: str | None = None,
-    missing: str | None = None,
-    retrieved_sources: Sequence[str] = (),
-) -> ContentGap:
-    """Count one more non-answer to this question (sources are those the asker could see),
-    keeping the latest reason and ``missing`` text; that text is shown only to viewers who
-    may read every document retrieved for the ask it came from."""
-    key = normalise_question(question)
-    level = highest_level([sources_level(session, closest_sources, levels), _floor(levels)], levels)
-    missing_level = highest_level(
-        [sources_level(session, [*closest_sources, *retrieved_sources], levels), _floor(levels)],
-        levels,
-    )
-    now = datetime.now(UTC)
-    # Insert-or-nothing, then update: two people asking the same new question at once both
-    # count (a select-then-insert lets the second insert fail on the unique key, a 500).
-    dialect = session.get_bind().dialect.name
-    insert = pg_insert if dialect == "postgresql" else sqlite_insert
-    inserted = session.execute(  # the new row's id, or none when the question was known
-        insert(ContentGap)
-        .values(
-            question_key=key,
-            question=question.strip(),
-            count=1,
-            last_outcome=outcome,
-            closest_sources=list(dict.fromkeys(closest_sources)),
-            max_access_level=level,
-            last_reason=reason,
-            last_missing=missing,
-            missing_access_level=missing_level,
-            first_seen=now,
-            last_seen=now,
-        )
-        .on_conflict_do_nothing(index_elements=[ContentGap.question_key])
-        .returning(ContentGap.id)
-    ).scalar_one_or_none()
-    gap = session.execute(select(ContentGap).where(ContentGap.question_key == key)).scalar_one()
-    if inserted is None:
-        # The count is raised in SQL, so concurrent askers never lose one.
-        session.execute(
-            update(ContentGap).where(ContentGap.id == gap.id).values(count=ContentGap.count + 1)
-        )
-        session.refresh(gap, ["count"])
-        gap.last_outcome = outcome
-        gap.last_seen = now
-        gap.closest_sources = list(dict.fromkeys([*gap.closest_sources, *closest_sources]))[:10]
-        gap.max_access_level = highest_level([gap.max_access_level, level], levels)
-        gap.last_reason = reason
-        gap.last_missing = missing
-        gap.missing_access_level = missing_level
-    session.flush()
-    return gap
-
-
-def gap_view(
-    session: Session, user: CurrentUser, gap: ContentGap, levels: Sequence[str]
-) -> dict[str, object] | None:
-    """The gap as this viewer may see it; ``None`` when its question came with documents
-    above their clearance (left out whole)."""
-    if not can_read_level(user, level_now(session, gap, levels), levels):
-        return None
-    missing_level = level_now(session, gap, levels, stored=gap.missing_access_level)
-    missing_ok = can_read_level(user, missing_level, levels)
-    return {
-        "id": gap.id,
-        "question": gap.question,
-        "count": gap.count,
-        "last_outcome": gap.last_outcome,
-        "last_reason": gap.last_reason,
-        "last_missing": gap.last_missing if missing_ok else None,
-        "missing_withheld": gap.last_missing is not None and not missing_ok,
-        "closest_sources": readable_sources(session, user, gap.closest_sources, levels),
-        "first_seen": gap.first_seen.isoformat(),
-        "last_seen": gap.last_seen.isoformat(),
-    }
-
-
-def gaps_for(
-    session: Session, user: CurrentUser, levels: Sequence[str], limit: int = 200
-) -> list[dict[str, object]]:
-    """Content gaps ranked by how often they were asked (``gap_view`` each)."""
-    rows = session.execute(
-        select(ContentGap).order_by(ContentGap.count.desc(), ContentGap.last_seen.desc())
-    ).scalars()
-    out: list[dict[str, object]] = []
-    for gap in rows:
-        view = gap_view(session, user, gap, levels)
-        if view is None:
-            continue
-        out.append(view)
-        if len(out) >= limit:
-            break
-    return out

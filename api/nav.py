@@ -3,13 +3,15 @@ every HTML error page (``api.errors``) shows it."""
 
 from __future__ import annotations
 
-from api.users import CurrentUser
+from api.users import GAP_READERS, CurrentUser
 
-NAV = (
+# (href, label, the roles that open it: "any" is everyone signed in)
+NAV: tuple[tuple[str, str, str | tuple[str, ...]], ...] = (
     ("/", "Ask", "asker"),
     ("/handoffs", "Handoffs", "any"),
     ("/documents", "Documents", "editor"),
-    ("/gaps", "Content gaps", "editor"),
+    ("/gaps", "Content gaps", GAP_READERS),
+    ("/feedback", "Feedback", "editor"),
     ("/jobs", "Jobs", "operator"),
 )
 
@@ -17,6 +19,10 @@ NAV = (
 def nav_for(user: CurrentUser) -> list[dict[str, str]]:
     return [
         {"href": href, "label": label}
-        for href, label, role in NAV
-        if role == "any" or user.has_role(role)
+        for href, label, roles in NAV
+        if roles == "any" or any(user.has_role(r) for r in _as_tuple(roles))
     ]
+
+
+def _as_tuple(roles: str | tuple[str, ...]) -> tuple[str, ...]:
+    return (roles,) if isinstance(roles, str) else roles

@@ -29,6 +29,9 @@ from docent.db.models import ApiToken, User
 from docent.errors import Conflict, InvalidInput, NotFound
 
 ROLES: tuple[str, ...] = ("asker", "editor", "operator", "admin")
+# Who reads the content gaps: the docs team writes what is missing; operators watch gaps
+# close as their ingest jobs end.
+GAP_READERS: tuple[str, ...] = ("editor", "operator")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,199}$")
 
 

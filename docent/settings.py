@@ -112,6 +112,9 @@ class Settings(BaseSettings):
     proxy_groups_header: str = "X-Forwarded-Groups"
     handoff_webhook_url: str | None = None
     default_handoff_queue: str = "docs-team"
+    # Two unanswered questions whose vectors are at least this close are one content gap:
+    # chosen on evals/gap_pairs.jsonl by `python -m evals.gap_merge` (evals/reports/gap_merge.md).
+    gap_merge_similarity: float = 0.70
     log_level: str = "INFO"
     # Who reads the API's own documents and the operations data (api/deps.py): /docs,
     # /redoc and /openapi.json need sign-in unless this is true; /metrics and the details of
@@ -134,7 +137,7 @@ class Settings(BaseSettings):
             return Path(value).expanduser() if value.strip() else None
         return value
 
-    @field_validator("answer_confidence")
+    @field_validator("answer_confidence", "gap_merge_similarity")
     @classmethod
     def _probability(cls, value: float) -> float:
         if not 0.0 <= value <= 1.0:

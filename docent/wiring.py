@@ -208,6 +208,16 @@ class Services:
             index=lambda: self.index,
             embedder=lambda: self.embedder,
             dispatch=celery_dispatch(s) if s.broker_url else None,
+            on_job_done=self._recheck_gaps,
+        )
+
+    def _recheck_gaps(self, job_id: str) -> None:
+        """After an ingest job ends (inline or in a worker child): close each open content
+        gap the documents now cover (api/gaps.py)."""
+        from api.gaps import recheck_open_gaps
+
+        recheck_open_gaps(
+            self.sessions, lambda: self.searcher, self.settings.access_levels, job_id=job_id
         )
 
     @cached_property

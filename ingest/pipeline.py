@@ -68,13 +68,16 @@ class Ingestor:
         dispatch: Callable[[int], None] | None = None,
         today: Callable[[], date] = date.today,
         batch_texts: int = BATCH_TEXTS,
+        on_job_done: Callable[[str], None] | None = None,
     ) -> None:
         """``index`` and ``embedder`` give the vector index and the embedder in the precision
         it records, the same ones on every call, opened at the first (the root's ``Services``
         does so): listing documents or watching a job opens neither. ``dispatch`` hands one
         job file id to a worker (``ingest.dispatch.celery_dispatch``); ``None`` means: ingest
         inline in this process. Inline, files are embedded together once their distinct
-        texts reach ``batch_texts``."""
+        texts reach ``batch_texts``. ``on_job_done`` is called with a job's id once, in the
+        process that ended it, after its final state is committed (the root re-asks the open
+        content gaps there); a fault in it is logged and never fails the job."""
         self._settings = settings
         self._sessions = sessions
         self._index = index
@@ -87,6 +90,7 @@ class Ingestor:
         self._batch_texts = batch_texts
         self._memo: VectorMemo | None = None
         self._embedding = threading.RLock()
+        self._on_job_done = on_job_done
 
     @property
     def uses_workers(self) -> bool:
@@ -317,9 +321,21 @@ class Ingestor:
                 error=error,
                 retryable=retryable,
             )
-        with session_scope(self._sessions) as session:
-            jobs.finish_job_if_done(session, task.job_id)
+        self._end_job_if_done(task.job_id)
         return FileResult(task.job_file_id, task.source, state, chunks, error, change)
+
+    def _end_job_if_done(self, job_id: str) -> None:
+        """The job's final state once its last file is done; then, committed, ``on_job_done``
+        (only from the call that ended it)."""
+        with session_scope(self._sessions) as session:
+            was_done = jobs.get_job(session, job_id).state in jobs.JOB_DONE
+            ended = jobs.finish_job_if_done(session, job_id)
+        if was_done or ended is None or self._on_job_done is None:
+            return
+        try:
+            self._on_job_done(job_id)
+        except Exception:  # noqa: BLE001 - the job is done whatever its follow-up does
+            log.exception("after job %s ended, its follow-up failed", job_id)
 
     def cancel(self, job_id: str) -> None:
         with session_scope(self._sessions) as session:

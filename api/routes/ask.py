@@ -10,9 +10,10 @@ from typing import Any
 
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
 
 from api.deps import AnyUserDep, AskerDep, DbDep, ServicesDep
-from api.handoffs import record_gap
+from api.gaps import covering_source, is_gap_candidate, record_gap
 from api.metrics import stage_timings
 from api.passages import fetch_chunks, highlight_spans, passage_blocks
 from api.ports import ask_json_of, asker_of
@@ -63,20 +64,34 @@ def ask(
     )
     reason = body.get("reason_code")
     request.app.state.metrics.observe_ask(outcome, total_s, timings, reason=reason)
-    if outcome != "answered":
-        retrieved = [str(r["source"]) for r in body.get("retrieved") or [] if r.get("source")]
-        record_gap(
-            db,
-            payload.question,
-            outcome,
-            closest_sources(body),
-            services.settings.access_levels,
-            reason=reason,
-            missing=body.get("missing"),
-            retrieved_sources=retrieved,
-        )
+    if is_gap_candidate(outcome, body.get("tier")):
+        _record_if_real_gap(services, db, payload.question, body)
     log.info("ask", extra={"outcome": outcome, "reason": reason, "ms": round(total_s * 1000, 1)})
     return body
+
+
+def _record_if_real_gap(
+    services: Services, db: Session, question: str, body: Mapping[str, Any]
+) -> None:
+    """Nothing the asker may read matched; a gap only if nothing matches for anyone either.
+    Otherwise the passages exist above the asker: a permission refusal, no gap for anyone."""
+    levels = services.settings.access_levels
+    if covering_source(db, services.searcher, question, levels) is not None:
+        return
+    retrieved = [str(r["source"]) for r in body.get("retrieved") or [] if r.get("source")]
+    record_gap(
+        db,
+        question,
+        str(body.get("outcome")),
+        closest_sources(body),
+        levels,
+        reason=body.get("reason_code"),
+        missing=body.get("missing"),
+        retrieved_sources=retrieved,
+        vector=[float(x) for x in services.query_embedder.embed([question.strip()])[0]],
+        merge_similarity=services.settings.gap_merge_similarity,
+        trace_id=body.get("trace_id"),
+    )
 
 
 def passage_view(

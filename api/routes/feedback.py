@@ -10,7 +10,9 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
-from api.deps import AskerDep, DbDep, ServicesDep
+from api.deps import AskerDep, DbDep, EditorDep, ServicesDep, SettingsDep
+from api.doc_feedback import feedback_by_document
+from api.gaps import forget_answered_ask
 from api.passages import fetch_chunks
 from api.users import CurrentUser
 from api.visibility import can_read_chunk, readable_sources
@@ -80,4 +82,11 @@ def give_feedback(
         chunk_id=payload.chunk_id,
         comment=(payload.comment or "").strip() or None,
     )
+    if payload.chunk_id is not None and payload.verdict == ANSWERED:
+        forget_answered_ask(db, row.id)  # its closest passage held the answer: no gap
     return verdict.to_dict()
+
+
+@router.get("/api/feedback/documents", summary="Askers' verdicts per document (docs team)")
+def feedback_per_document(user: EditorDep, db: DbDep, settings: SettingsDep) -> dict[str, Any]:
+    return {"documents": feedback_by_document(db, user, settings.access_levels)}

@@ -9,12 +9,12 @@ from fastapi import APIRouter, Path, Request
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
-from api.deps import AnyUserDep, AskerDep, DbDep, EditorDep, SettingsDep
+from api.deps import AnyUserDep, AskerDep, DbDep, GapReaderDep, SettingsDep
+from api.gaps import CLOSED, OPEN, gaps_for
 from api.handoffs import (
     HandoffRequest,
     close_handoff,
     create_handoff,
-    gaps_for,
     handoff_view,
     handoffs_for,
     post_webhook,
@@ -127,6 +127,8 @@ def close(
     return handoff_view(db, user, handoff, settings.access_levels)
 
 
-@router.get("/api/gaps", summary="Questions the documents did not answer, most asked first")
-def gaps(user: EditorDep, db: DbDep, settings: SettingsDep) -> dict[str, Any]:
-    return {"gaps": gaps_for(db, user, settings.access_levels)}
+@router.get("/api/gaps", summary="Questions the documents do not cover, most asked first")
+def gaps(user: GapReaderDep, db: DbDep, settings: SettingsDep, state: str = OPEN) -> dict[str, Any]:
+    if state not in (OPEN, CLOSED):
+        raise InvalidInput(f"state must be {OPEN!r} or {CLOSED!r}, got {state!r}")
+    return {"gaps": gaps_for(db, user, settings.access_levels, state=state)}

@@ -8,8 +8,19 @@ from typing import Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
-from api.deps import AnyUserDep, AskerDep, DbDep, EditorDep, OperatorDep, ServicesDep, SettingsDep
-from api.handoffs import gaps_for, handoff_view, handoffs_for
+from api.deps import (
+    AnyUserDep,
+    AskerDep,
+    DbDep,
+    EditorDep,
+    GapReaderDep,
+    OperatorDep,
+    ServicesDep,
+    SettingsDep,
+)
+from api.doc_feedback import feedback_by_document
+from api.gaps import CLOSED, gaps_for
+from api.handoffs import handoff_view, handoffs_for
 from api.jobs import list_jobs
 from api.nav import nav_for
 from api.routes.ask import passage_view
@@ -65,9 +76,25 @@ def handoffs_page(
 
 
 @router.get("/gaps")
-def gaps_page(request: Request, user: EditorDep, db: DbDep, settings: SettingsDep) -> Response:
-    gaps = gaps_for(db, user, settings.access_levels)
-    return render(request, user, "gaps.html", "/gaps", gaps=gaps)
+def gaps_page(request: Request, user: GapReaderDep, db: DbDep, settings: SettingsDep) -> Response:
+    levels = settings.access_levels
+    gaps = gaps_for(db, user, levels)
+    closed = gaps_for(db, user, levels, limit=20, state=CLOSED)
+    return render(
+        request,
+        user,
+        "gaps.html",
+        "/gaps",
+        gaps=gaps,
+        closed=closed,
+        writes=user.has_role("editor"),
+    )
+
+
+@router.get("/feedback")
+def feedback_page(request: Request, user: EditorDep, db: DbDep, settings: SettingsDep) -> Response:
+    documents = feedback_by_document(db, user, settings.access_levels)
+    return render(request, user, "feedback.html", "/feedback", documents=documents)
 
 
 @router.get("/documents")

@@ -57,6 +57,7 @@ class JudgedAsk:
     verdict: Verdict
     question: str
     payload: Mapping[str, Any]
+    max_access_level: str | None = None  # the trace's: the highest level it shows
 
 
 def _verdict_of(row: Feedback) -> Verdict:
@@ -134,7 +135,9 @@ def judged_asks(session: Session, since: datetime | None = None) -> list[JudgedA
         query = query.where(Feedback.created_at >= since)
     rows = session.execute(query.order_by(Feedback.created_at, Feedback.id)).all()
     return [
-        JudgedAsk(_verdict_of(feedback), trace.question, dict(trace.payload or {}))
+        JudgedAsk(
+            _verdict_of(feedback), trace.question, dict(trace.payload or {}), trace.max_access_level
+        )
         for feedback, trace in rows
     ]
 
@@ -158,9 +161,10 @@ def citations_of(payload: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 def offered_passages(payload: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     """The passages a non-answer offered, by chunk id: its retrieved hits (the ask body's
     ``retrieved``; its ``closest``, at most three of them, are chosen from these by the
-    answerer's pointers, which the trace does not keep). None on an answer: it offers no
-    closest passages."""
+    answerer's pointers, which the trace does not keep), or, when none cleared the relevance
+    bar, the candidates below it it listed as weak matches (``generate.ask.closest_passages``
+    draws on the same pool). None on an answer: it offers no closest passages."""
     if was_answered(payload):
         return {}
-    hits: Sequence[Any] = payload.get("hits") or ()
+    hits: Sequence[Any] = payload.get("hits") or payload.get("cut") or ()
     return {str(hit["id"]): hit for hit in hits if isinstance(hit, Mapping) and hit.get("id")}

@@ -214,6 +214,14 @@ class ContentGap(Base):
     missing_access_level: Mapped[str | None] = mapped_column(String(50))
     first_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # open | closed: closed when an ingest made the documents cover it (api/gaps.py).
+    state: Mapped[str] = mapped_column(String(20), default="open", index=True)
+    # The first asking's question vector (the query encoder's, unit length): near-duplicate
+    # questions merge into this gap by cosine (DOCENT_GAP_MERGE_SIMILARITY).
+    question_vector: Mapped[list[float] | None] = mapped_column(JSON)
+    closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    closed_source: Mapped[str | None] = mapped_column(String(1000))  # the document covering it
+    closed_job: Mapped[str | None] = mapped_column(String(36))  # the ingest job after which
 
 
 def document_summary(row: Document, readable: Container[str] | None = None) -> dict[str, Any]:
@@ -243,3 +251,19 @@ def document_summary(row: Document, readable: Container[str] | None = None) -> d
         "retired": bool(row.retired),
         "updated_at": row.updated_at.isoformat() if row.updated_at else None,
     }
+
+
+# --- issue 24: content gaps that are real ----------------------------------------------------
+
+
+class ContentGapAsk(Base):
+    """One ask counted in a content gap, by its trace: the asker marking one of that ask's
+    closest passages "this answered it" takes it out of the gap again (api/gaps.py)."""
+
+    __tablename__ = "content_gap_asks"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    gap_id: Mapped[int] = mapped_column(
+        ForeignKey("content_gaps.id", ondelete="CASCADE"), index=True
+    )
+    trace_id: Mapped[str] = mapped_column(String(36), unique=True)
+    asked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -56,7 +56,7 @@ def test_a_session_keeps_its_sign_out_form_on_an_error_page(env: ApiEnv) -> None
     page = client.get("/jobs", headers=HTML)
     assert page.status_code == 403
     assert f'name="csrf_token" value="{csrf}"' in page.text  # the Sign out form works
-    assert nav_links(page.text) == ["/", "/handoffs", "/documents", "/gaps"]
+    assert nav_links(page.text) == ["/", "/handoffs", "/documents", "/gaps", "/feedback"]
 
 
 def test_an_anonymous_missing_page_offers_to_sign_in(env: ApiEnv) -> None:

@@ -9,7 +9,7 @@ import threading
 import pytest
 from sqlalchemy import select
 
-from api.handoffs import record_gap
+from api.gaps import record_gap
 from docent.access import DEFAULT_LEVELS
 from docent.db.models import ContentGap
 from docent.db.session import make_engine, migrate, session_factory, session_scope

@@ -1,12 +1,13 @@
 """Handoffs: routed to the closest document's owner, announced on a real webhook, seen and
-closed by their owners; content gaps ranked by frequency; nothing above clearance leaks."""
+closed by their owners; content gaps ranked by frequency; nothing above clearance leaks
+(which questions are gaps at all: tests/api/test_gaps.py)."""
 
 from __future__ import annotations
 
 import socket
 from collections.abc import Callable
 
-from api.handoffs import record_gap
+from api.gaps import record_gap
 from docent.db.session import session_scope
 from tests.api.conftest import ApiEnv, WebhookServer
 from tests.api.corpus import SECRET
@@ -107,18 +108,25 @@ def test_without_a_trace_it_goes_to_the_default_queue(env: ApiEnv) -> None:
 
 def test_gaps_are_ranked_by_frequency_and_filtered_by_clearance(env: ApiEnv) -> None:
     for _ in range(3):
-        non_answer(env, "ada", "Who approves remote work from another country?")
-    non_answer(env, "ada", "Where do I get a parking permit?")
-    non_answer(env, "cy", "Who decides severance for executives?")
+        non_answer(env, "ada", "Is there a parking garage?")
+    non_answer(env, "ada", "Does the company pay for my home internet?")
+    with session_scope(env.services.sessions) as db:  # its closest document is confidential
+        record_gap(
+            db,
+            "Who decides severance for executives?",
+            "insufficient_evidence",
+            ["severance.md"],
+            env.services.settings.access_levels,
+        )
     gaps = env.get("eddie", "/api/gaps").json()["gaps"]
     questions = [g["question"] for g in gaps]
-    often = questions.index("Who approves remote work from another country?")
-    once = questions.index("Where do I get a parking permit?")
+    often = questions.index("Is there a parking garage?")
+    once = questions.index("Does the company pay for my home internet?")
     assert often < once and gaps[often]["count"] >= 3
     assert not any("executives" in q for q in questions)  # confidential, eddie is not
     assert any("executives" in g["question"] for g in env.get("carla", "/api/gaps").json()["gaps"])
     page = env.get("eddie", "/gaps", headers={"Accept": "text/html"})
-    assert "another country" in page.text and "executives" not in page.text
+    assert "parking garage" in page.text and "executives" not in page.text
 
 
 def test_a_gaps_latest_missing_text_is_shown_only_to_who_may_read_what_was_retrieved(

@@ -13,6 +13,9 @@ from urllib.parse import quote
 
 import pytest
 
+from api.gaps import record_gap
+from api.routes.ask import closest_sources
+from docent.db.session import session_scope
 from tests.api.conftest import ApiEnv, LogLines
 from tests.api.leaky_asker import (
     ALWAYS_VISIBLE,
@@ -157,6 +160,18 @@ def test_a_document_raised_above_its_reader_takes_back_what_named_it(tmp_path: P
         body = env.post("ada", "/api/ask", json={"question": "When are lunch slots?"}).json()
         assert body["handoff"]["source"] == canteen.source, body
         trace_id = body["trace_id"]
+        # The gap this ask makes had nothing matched for anyone (which asks are gaps:
+        # tests/api/test_gaps.py), as the ask route records it.
+        with session_scope(env.services.sessions) as db:
+            record_gap(
+                db,
+                "When are lunch slots?",
+                body["outcome"],
+                closest_sources(body),
+                env.services.settings.access_levels,
+                missing=body["missing"],
+                retrieved_sources=[r["source"] for r in body["retrieved"]],
+            )
         made = env.post("ada", "/api/handoffs", json={"trace_id": trace_id}).json()
         # Before: all of it is theirs to see (so the test can fail the other way).
         assert canteen.sentence in made["missing"] and made["routed_to"] == canteen.owner

@@ -71,7 +71,8 @@ ROUTES: list[tuple[str, str, str, str, Any, Expected]] = [
         {},
         (404, 404, None),
     ),
-    ("GET", "/api/gaps", "/api/gaps", "editor", None, (200, 200, None)),
+    ("GET", "/api/gaps", "/api/gaps", "gaps", None, (200, 200, None)),
+    ("GET", "/api/feedback/documents", "/api/feedback/documents", "editor", None, (200, 200, None)),
     ("GET", "/api/documents", "/api/documents", "editor", None, (200, 200, None)),
     ("POST", "/api/documents", "/api/documents", "editor", None, (422, 422, None)),
     ("GET", "/api/documents/{doc_id}", "/api/documents/nope", "editor", None, (404, 404, None)),
@@ -105,14 +106,30 @@ ROUTES: list[tuple[str, str, str, str, Any, Expected]] = [
     ("GET", "/", "/", "any", None, (303, 200, None)),
     ("GET", "/passages/{chunk_id:path}", "/passages/pricing.md#0", "asker", None, (200, 200, None)),
     ("GET", "/handoffs", "/handoffs", "any", None, (200, 200, None)),
-    ("GET", "/gaps", "/gaps", "editor", None, (200, 200, None)),
+    ("GET", "/gaps", "/gaps", "gaps", None, (200, 200, None)),
+    ("GET", "/feedback", "/feedback", "editor", None, (200, 200, None)),
     ("GET", "/documents", "/documents", "editor", None, (200, 200, None)),
     ("GET", "/documents/{doc_id}", "/documents/nope", "editor", None, (404, 404, None)),
     ("GET", "/jobs", "/jobs", "operator", None, (200, 200, None)),
 ]
 
-HOLDER = {"asker": "ada", "editor": "carla", "operator": "otto", "admin": "admin", "any": "norole"}
-LACKING = {"asker": "otto", "editor": "ada", "operator": "eddie", "admin": "ada", "any": None}
+# "gaps": the docs team or operators (api.users.GAP_READERS); carla's side: tests/api/test_gaps.py
+HOLDER = {
+    "asker": "ada",
+    "editor": "carla",
+    "operator": "otto",
+    "gaps": "otto",
+    "admin": "admin",
+    "any": "norole",
+}
+LACKING = {
+    "asker": "otto",
+    "editor": "ada",
+    "operator": "eddie",
+    "gaps": "ada",
+    "admin": "ada",
+    "any": None,
+}
 
 
 def _call(env: ApiEnv, who: str | None, method: str, path: str, body: Any) -> Any:

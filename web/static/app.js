@@ -172,7 +172,8 @@ function renderAnswer(data, question, { focus = true } = {}) {
             " ", el("code", { text: r.source }),
             r.status !== "current" ? [" ", badge(r.status)] : null,
             r.excerpt ? excerptEl(r) : null,
-            probably ? feedbackControls(data, r.id) : null))));
+            // Also on a weak match: the asker finding the answer there means it is no gap.
+            data.trace_id ? feedbackControls(data, r.id) : null))));
       if (probably && data.trace_id) card.append(feedbackControls(data));
     }
     if (data.outcome === "ambiguous" && (data.readings || []).length) {
