@@ -149,18 +149,19 @@ def handoffs_for(
 ) -> list[Handoff]:
     """``queue``: handoffs routed to the user or their groups (all of them for admins),
     oldest first, so the longest-waiting question is answered first; ``asked``: the user's
-    own, newest first; ``all``: both, oldest first."""
+    own; ``all``: both. The last two newest first."""
     routes = [user.username, *sorted(user.groups)]
     query = select(Handoff)
     if box == "asked":
         query = query.where(Handoff.asker == user.username)
-        query = query.order_by(Handoff.created_at.desc(), Handoff.id.desc())
-    else:
-        if box == "queue" and not user.is_admin:
-            query = query.where(Handoff.routed_to.in_(routes))
-        elif not user.is_admin:
-            query = query.where(or_(Handoff.routed_to.in_(routes), Handoff.asker == user.username))
+    elif not user.is_admin:
+        mine = Handoff.asker == user.username
+        routed = Handoff.routed_to.in_(routes)
+        query = query.where(routed if box == "queue" else or_(routed, mine))
+    if box == "queue":
         query = query.order_by(Handoff.created_at, Handoff.id)
+    else:
+        query = query.order_by(Handoff.created_at.desc(), Handoff.id.desc())
     if state:
         query = query.where(Handoff.state == state)
     return list(session.execute(query.limit(500)).scalars())

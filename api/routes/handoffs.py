@@ -132,7 +132,7 @@ def list_handoffs(
         Literal["all", "queue", "asked"],
         Query(
             description="queue: routed to me or my groups (all, for admins), oldest first; "
-            "asked: my own questions, newest first; all: both, oldest first."
+            "asked: my own questions; all: both. The last two newest first."
         ),
     ] = "all",
 ) -> dict[str, Any]:

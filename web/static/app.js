@@ -226,7 +226,8 @@ function handoffOffer(data, question, quiet) {
     try {
       const h = await api("/api/handoffs", { method: "POST", json: { trace_id: data.trace_id || null, question, outcome: data.outcome } });
       wrap.replaceChildren(el("div", { class: "alert alert-ok", role: "status" },
-        el("strong", { text: "Sent. " }), `Your question went to ${h.routed_to} (handoff #${h.id}). You'll hear back from them.`));
+        el("strong", { text: "Sent. " }), `Your question went to ${h.routed_to} (handoff #${h.id}). Their reply will show beside it in your `,
+        el("a", { href: "/history", text: "History" }), "."));
     } catch (e) {
       btn.disabled = false;
       btn.textContent = "Ask a person";
