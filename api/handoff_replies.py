@@ -231,26 +231,27 @@ def turn_into_gap(
     return gap, handoff
 
 
+def readable_documents(
+    session: Session, replier: CurrentUser, levels: Sequence[str]
+) -> list[Document]:
+    """The current documents the replier may read: what a reply's link is chosen from."""
+    docs = session.execute(
+        select(Document).where(Document.retired.is_(False)).order_by(Document.source)
+    ).scalars()
+    return [d for d in docs if can_read(replier, d.access_level, d.groups, levels)]
+
+
 def link_choices(
-    session: Session,
-    replier: CurrentUser,
+    readable: Sequence[Document],
     asker: CurrentUser | None,
     first: Sequence[str],
     levels: Sequence[str],
 ) -> list[dict[str, str]]:
-    """Documents a reply may link: current ones the replier and the asker may both read,
-    the handoff's closest documents first."""
+    """Documents a reply may link: those of ``readable`` (``readable_documents``) the asker
+    may read too, the handoff's closest documents first."""
     if asker is None:
         return []
-    docs = session.execute(
-        select(Document).where(Document.retired.is_(False)).order_by(Document.source)
-    ).scalars()
-    both = [
-        d
-        for d in docs
-        if can_read(replier, d.access_level, d.groups, levels)
-        and can_read(asker, d.access_level, d.groups, levels)
-    ]
+    both = [d for d in readable if can_read(asker, d.access_level, d.groups, levels)]
     rank = {source: i for i, source in enumerate(first)}
     both.sort(key=lambda d: (rank.get(d.source, len(rank)), d.source))
     return [{"source": d.source, "title": d.title or d.source} for d in both[:LINK_CHOICES]]

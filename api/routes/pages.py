@@ -9,7 +9,13 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
 from api.deps import AnyUserDep, AskerDep, DbDep, EditorDep, OperatorDep, ServicesDep, SettingsDep
-from api.handoff_replies import asker_of, link_choices, mark_replies_read, unread_replies
+from api.handoff_replies import (
+    asker_of,
+    link_choices,
+    mark_replies_read,
+    readable_documents,
+    unread_replies,
+)
 from api.handoffs import gaps_for, handoff_view, handoffs_for
 from api.history import history_of
 from api.jobs import list_jobs
@@ -85,12 +91,13 @@ def handoffs_page(
     chosen = state if state in ("open", "closed", "all") else "open"
     queue = handoffs_for(db, user, None if chosen == "all" else chosen, "queue")
     owner = answers_queue(user, queue)
+    readable = readable_documents(db, user, levels) if any(h.state == "open" for h in queue) else []
     queued = []
     for handoff in queue:
         view = handoff_view(db, user, handoff, levels)
         if view["can_close"] and not view["details_withheld"]:
             asker = asker_of(db, handoff)
-            view["link_choices"] = link_choices(db, user, asker, handoff.closest_sources, levels)
+            view["link_choices"] = link_choices(readable, asker, handoff.closest_sources, levels)
         queued.append(view)
     mine = handoffs_for(db, user, None, "asked")[:50]
     asked = [handoff_view(db, user, h, levels) for h in mine]
