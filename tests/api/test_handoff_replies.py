@@ -311,3 +311,74 @@ def test_smtp_settings_that_cannot_work_are_refused(tmp_path: Any) -> None:
     ):
         with pytest.raises(ValidationError):
             build_settings(tmp_path, **bad)
+
+
+def test_the_mail_leaves_out_a_reply_whose_handoff_rose_above_the_asker(
+    mail_env: ApiEnv, sink: SmtpSink
+) -> None:
+    env = mail_env
+    question = "How many dogs may I bring on home working days in spring?"
+    handoff = hand_off(env, "ada", question)
+    assert handoff["closest_sources"][0] == "remote-work.md"
+    assert env.post("ada", f"/api/handoffs/{handoff['id']}/read").status_code == 409  # no reply
+    sent = len(sink.to("ada@example.com"))
+    # Its closest document raised above ada before the reply: the reply may quote it, so
+    # neither the mail nor her history carries the reply or the question's details.
+    with raised(env, "remote-work.md", "confidential"):
+        path = f"/api/handoffs/{handoff['id']}/close"
+        closed = env.post("carla", path, json={"resolution": "Remote Work rule 7b says no."})
+        assert closed.status_code == 200 and closed.json()["email_status"] == "sent"
+        text = sink.to("ada@example.com")[sent].get_content()
+        assert "carla replied to a question you passed to a person." in text
+        assert "rule 7b" not in text and question not in text and "remote-work" not in text
+        mine = env.get("ada", f"/api/history/{handoff['trace_id']}").json()["handoff"]
+        assert mine["details_withheld"] and mine["resolution"] is None
+    assert unread(env, "ada") >= 1
+
+
+def test_a_user_name_is_an_address_or_needs_the_domain() -> None:
+    from api.mail import address_of
+    from web import _age, _cite_numbers
+
+    assert address_of("ada", "example.com") == "ada@example.com"
+    assert address_of("ada", "@example.com") == "ada@example.com"
+    assert address_of("ada@corp.example", "example.com") == "ada@corp.example"
+    assert address_of("ada", None) is None
+    assert [_age(s) for s in (5, 60, 7200, 86400, 3 * 86400)] == [
+        "just now",
+        "1 min",
+        "2 h",
+        "1 day",
+        "3 days",
+    ]
+    cited = [{"id": "a.md#0"}, {"id": "b.md#2"}]
+    assert _cite_numbers("X [a.md#0]. Y [b.md#2] [c.md#1].", cited) == "X [1]. Y [2] [c.md#1]."
+
+
+def test_handoffs_closed_before_the_follow_ups_start_read(database_url: str) -> None:
+    from alembic import command
+    from sqlalchemy import text
+
+    from api.handoff_replies import unread_replies
+    from docent.db.models import HandoffFollowUp
+    from docent.db.session import alembic_config, make_engine, migrate, session_factory
+
+    command.upgrade(alembic_config(database_url), "0004")
+    engine = make_engine(database_url)
+    insert = text(
+        "INSERT INTO handoffs (id, created_at, question, asker, outcome, routed_to,"
+        " closest_sources, state, closed_at) VALUES (:id, :at, 'q', 'ada',"
+        " 'insufficient_evidence', 'docs-team', '[]', :state, :closed)"
+    )
+    at = "2026-01-01 10:00:00+00:00"
+    try:
+        with engine.begin() as conn:
+            conn.execute(insert, {"id": 1, "at": at, "state": "closed", "closed": at})
+            conn.execute(insert, {"id": 2, "at": at, "state": "open", "closed": None})
+        migrate(database_url)
+        with session_scope(session_factory(engine)) as db:
+            rows = db.execute(select(HandoffFollowUp)).scalars().all()
+            assert [(r.handoff_id, r.reply_read_at is not None) for r in rows] == [(1, True)]
+            assert unread_replies(db, "ada") == 0  # old news: no badge
+    finally:
+        engine.dispose()
