@@ -7,7 +7,10 @@ Permissions: a linked document must be one the replier and the asker may both re
 checked again, for whoever looks, each time it is shown (a page, the API, the e-mail), so a
 document raised above the asker since is never named to them. The e-mail carries the reply
 only when the asker may read the handoff's details (``handoffs.level_now``), and no document
-text at all.
+text at all. The asker is judged as the user registry knows them (``asker_of``): in proxy
+mode, groups that only the proxy's header gives them are not known here, so a document
+readable through such a group alone is not offered to link (each view still checks the
+viewer as they come).
 """
 
 from __future__ import annotations

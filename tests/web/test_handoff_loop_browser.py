@@ -137,6 +137,7 @@ def test_ada_hands_off_eddie_replies_ada_reads_the_reply(
     badge = asker.locator(".mainnav .nav-badge")
     assert badge.inner_text().startswith("1")
     assert asker.get_by_role("link", name="History 1 unread reply").count() == 1
+    shot(asker, "handoff-loop-badge-desktop-light")
     asker.get_by_role("link", name="History 1 unread reply").click()
     asker.wait_for_url("**/history")
     item = asker.locator(".history-item", has_text=QUESTION)
