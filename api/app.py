@@ -23,6 +23,7 @@ from api.context import configure_logging
 from api.deps import declared_roles, page_user
 from api.errors import install_error_handlers
 from api.jobs import resume_interrupted
+from api.mail import mailer_for
 from api.metrics import Metrics
 from api.middleware import request_context_middleware
 from api.security import SessionSigner
@@ -36,6 +37,7 @@ OPENAPI_TAGS = [
     {"name": "ask", "description": "Ask a question; read the cited passages."},
     {"name": "handoffs", "description": "Questions the documents did not answer, for a person."},
     {"name": "feedback", "description": "Whether an answer answered the asker's question."},
+    {"name": "history", "description": "My own questions, their answers and replies."},
     {"name": "documents", "description": "Upload, list, inspect and retire documents (editors)."},
     {"name": "jobs", "description": "Ingest jobs: progress, retry, cancel, reindex (operators)."},
     {"name": "auth", "description": "Sign in and out; who am I."},
@@ -87,6 +89,7 @@ def create_app(services: Services) -> FastAPI:
     )
     app.state.metrics = Metrics(lambda: services.sessions)
     app.state.http = httpx.Client(follow_redirects=False)
+    app.state.mailer = mailer_for(settings)  # None: no DOCENT_SMTP_HOST, no e-mail
     # Inline (no broker) ingest jobs run here, one at a time, off the request thread.
     app.state.job_runner = _job_runner()
 
@@ -119,10 +122,10 @@ async def _promote_due_hourly(app: FastAPI) -> None:
 
 
 def _include_routes(app: FastAPI, *, docs: bool) -> None:
-    from api.routes import ask, auth, documents, feedback, handoffs, health, jobs, pages
+    from api.routes import ask, auth, documents, feedback, handoffs, health, history, jobs, pages
     from api.routes import docs as api_docs
 
-    for module in (health, auth, ask, handoffs, feedback, documents, jobs, pages):
+    for module in (health, auth, ask, handoffs, feedback, history, documents, jobs, pages):
         app.include_router(module.router)
     if docs:
         app.include_router(api_docs.router)

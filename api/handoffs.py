@@ -5,6 +5,9 @@ A handoff is routed to the owner of the closest document the asker could see, or
 default queue. Owners are the users whose name or one of whose groups equals the route,
 plus admins. The webhook message carries the question, the route and the source names the
 asker could see: never document text.
+
+The asker's side of a reply (its linked document, the read receipt, the e-mail) lives in
+``api.handoff_replies``; ``handoff_view`` shows it, each part to whom it is for.
 """
 
 from __future__ import annotations
@@ -15,20 +18,30 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Literal
 
 import httpx
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from api.users import CurrentUser
-from api.visibility import can_read_level, highest_level, readable_sources, sources_level
-from docent.db.models import ContentGap, Handoff
+from api.visibility import (
+    can_read,
+    can_read_level,
+    documents_by_source,
+    highest_level,
+    readable_sources,
+    sources_level,
+)
+from docent.db.models import ContentGap, Handoff, HandoffFollowUp
 from docent.errors import Conflict, NotFound
 
 log = logging.getLogger("docent.api.handoffs")
 NON_ANSWERS = ("insufficient_evidence", "ambiguous", "declined", "failed_check")
 _PUNCT = re.compile(r"[^\w\s]")
 _SPACE = re.compile(r"\s+")
+NOTE_MARK = "\n\nNote: "  # what joins an asker's note to the question (api.routes.handoffs)
+Box = Literal["all", "queue", "asked"]
 
 
 def normalise_question(question: str) -> str:
@@ -124,15 +137,49 @@ def owns(user: CurrentUser, handoff: Handoff) -> bool:
     return user.is_admin or handoff.routed_to == user.username or handoff.routed_to in user.groups
 
 
-def handoffs_for(session: Session, user: CurrentUser, state: str | None = None) -> list[Handoff]:
-    """Handoffs routed to the user or their groups (all of them for admins), plus their own."""
-    query = select(Handoff).order_by(Handoff.created_at.desc(), Handoff.id.desc())
-    if not user.is_admin:
-        routes = [user.username, *sorted(user.groups)]
-        query = query.where(or_(Handoff.routed_to.in_(routes), Handoff.asker == user.username))
+def original_question(handoff: Handoff) -> str:
+    """The question as asked, without the note the asker added when handing it off."""
+    return handoff.question.split(NOTE_MARK, 1)[0]
+
+
+def handoffs_for(
+    session: Session, user: CurrentUser, state: str | None = None, box: Box = "all"
+) -> list[Handoff]:
+    """``queue``: handoffs routed to the user or their groups (all of them for admins),
+    oldest first, so the longest-waiting question is answered first; ``asked``: the user's
+    own; ``all``: both. The last two newest first."""
+    routes = [user.username, *sorted(user.groups)]
+    query = select(Handoff)
+    if box == "asked":
+        query = query.where(Handoff.asker == user.username)
+    elif not user.is_admin:
+        mine = Handoff.asker == user.username
+        routed = Handoff.routed_to.in_(routes)
+        query = query.where(routed if box == "queue" else or_(routed, mine))
+    if box == "queue":
+        query = query.order_by(Handoff.created_at, Handoff.id)
+    else:
+        query = query.order_by(Handoff.created_at.desc(), Handoff.id.desc())
     if state:
         query = query.where(Handoff.state == state)
     return list(session.execute(query.limit(500)).scalars())
+
+
+def _aware(moment: datetime) -> datetime:
+    # SQLite gives the stored UTC time back without its zone.
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def linked_document(
+    session: Session, viewer: CurrentUser, source: str | None, levels: Sequence[str]
+) -> dict[str, object] | None:
+    """The document a reply linked, as ``viewer`` may see it now: ``None`` when there is none
+    or they may not read it (a document raised above them since is not named)."""
+    doc = documents_by_source(session, [source]).get(source) if source else None
+    if doc is None or doc.retired or not can_read(viewer, doc.access_level, doc.groups, levels):
+        return None
+    first = doc.chunk_ids[0] if doc.chunk_ids else None
+    return {"source": doc.source, "title": doc.title, "chunk_id": first}
 
 
 def handoff_view(
@@ -141,9 +188,15 @@ def handoff_view(
     """The handoff as this viewer may see it: details above their clearance are withheld."""
     detail_ok = can_read_level(user, level_now(session, handoff, levels), levels)
     sources = readable_sources(session, user, handoff.closest_sources, levels) if detail_ok else []
+    follow = session.get(HandoffFollowUp, handoff.id)
+    owner = owns(user, handoff)
+    mine = handoff.asker == user.username
+    answer_source = follow.answer_source if follow and detail_ok else None
+    age = datetime.now(UTC) - _aware(handoff.created_at)
     return {
         "id": handoff.id,
         "created_at": handoff.created_at.isoformat(),
+        "age_seconds": max(0, int(age.total_seconds())),
         "question": handoff.question if detail_ok else None,
         "asker": handoff.asker,
         "outcome": handoff.outcome,
@@ -157,7 +210,15 @@ def handoff_view(
         "closed_by": handoff.closed_by,
         "resolution": handoff.resolution if detail_ok else None,
         "webhook_status": handoff.webhook_status,
-        "can_close": owns(user, handoff) and handoff.state == "open",
+        "can_close": owner and handoff.state == "open",
+        "answer_document": linked_document(session, user, answer_source, levels),
+        "is_mine": mine,
+        "reply_unread": bool(
+            mine and handoff.state == "closed" and (follow is None or follow.reply_read_at is None)
+        ),
+        # How the reply's notices went and the gap it became: for those who answer it.
+        "email_status": follow.email_status if follow and owner else None,
+        "gap_id": follow.gap_id if follow and owner else None,
     }
 
 

@@ -115,6 +115,15 @@ class Settings(BaseSettings):
     # Two unanswered questions whose vectors are at least this close are one content gap:
     # chosen on evals/gap_pairs.jsonl by `python -m evals.gap_merge` (evals/reports/gap_merge.md).
     gap_merge_similarity: float = 0.70
+    # E-mail to the asker when their handoff is answered (api/mail.py); off while no host.
+    smtp_host: str | None = None
+    smtp_port: int = 587
+    smtp_from: str | None = None
+    smtp_user: str | None = None
+    smtp_password: SecretStr | None = None
+    smtp_starttls: bool = True
+    # A user name without "@" is mailed at <name>@<this domain>; a name with one, as it is.
+    smtp_recipient_domain: str | None = None
     log_level: str = "INFO"
     # Who reads the API's own documents and the operations data (api/deps.py): /docs,
     # /redoc and /openapi.json need sign-in unless this is true; /metrics and the details of
@@ -179,9 +188,20 @@ class Settings(BaseSettings):
         if self.env == "prod" and self.secret_key.get_secret_value() in PLACEHOLDER_SECRETS:
             raise ValueError("DOCENT_SECRET_KEY must be set to a real secret when DOCENT_ENV=prod")
         Collections.from_mapping(self.collections)  # raises on an empty prefix or name list
+        self._check_smtp()
         if self.generator == "openai" and not self.llm_base_url:
             raise ValueError("DOCENT_GENERATOR=openai needs DOCENT_LLM_BASE_URL")
         return self
+
+    def _check_smtp(self) -> None:
+        if not 0 < self.smtp_port < 65536:
+            raise ValueError(f"smtp_port must be a TCP port (1-65535), got {self.smtp_port}")
+        if self.smtp_host and not self.smtp_from:
+            raise ValueError("DOCENT_SMTP_HOST needs DOCENT_SMTP_FROM (the sender's address)")
+        if self.smtp_from and "@" not in self.smtp_from:
+            raise ValueError(f"DOCENT_SMTP_FROM must be an e-mail address, got {self.smtp_from!r}")
+        if bool(self.smtp_user) != bool(self.smtp_password):
+            raise ValueError("DOCENT_SMTP_USER and DOCENT_SMTP_PASSWORD go together: set both")
 
     @property
     def resolved_database_url(self) -> str:

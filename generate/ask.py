@@ -163,7 +163,7 @@ class Asker:
         if self.sessions is not None:
             mark = self._clock()
             timings["total"] = _ms(mark - started)
-            save_trace(self.sessions, result)
+            save_trace(self.sessions, result, tier=tier_of(result, closest_passages(result)))
             timings["trace"] = _ms(self._clock() - mark)
         else:
             timings["total"] = _ms(self._clock() - started)

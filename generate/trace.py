@@ -59,7 +59,8 @@ def access_pairs(hits: Sequence[Hit]) -> list[dict[str, Any]]:
     return [{"level": level, "groups": list(groups)} for level, groups in sorted(pairs)]
 
 
-def trace_payload(result: AskResult) -> dict[str, Any]:
+def trace_payload(result: AskResult, tier: str | None = None) -> dict[str, Any]:
+    """``tier``: what the asker saw first (``generate.ask.tier_of``), for their history."""
     mentioned = (*result.hits, *result.cut)
     stages = {name: list(ids) for name, ids in result.stages.items()}
     prompt = result.prompt
@@ -95,6 +96,7 @@ def trace_payload(result: AskResult) -> dict[str, Any]:
         "backend_notes": list(generation.notes) if generation else [],
         "model_outcome": outcome_to_dict(generation.outcome) if generation else None,
         "outcome": outcome_to_dict(result.outcome),
+        "tier": tier,
         "reason": result.reason,
         "checks": [check.to_dict() for check in result.checks],
         "timings_ms": dict(result.timings_ms),
@@ -104,8 +106,10 @@ def trace_payload(result: AskResult) -> dict[str, Any]:
     }
 
 
-def save_trace(sessions: sessionmaker[Session], result: AskResult) -> None:
-    payload = trace_payload(result)
+def save_trace(
+    sessions: sessionmaker[Session], result: AskResult, *, tier: str | None = None
+) -> None:
+    payload = trace_payload(result, tier)
     record = TraceRecord(
         id=result.trace_id,
         user_id=result.principal.user_id,

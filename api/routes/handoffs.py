@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Path, Query, Request
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from api.deps import AnyUserDep, AskerDep, DbDep, GapReaderDep, SettingsDep
-from api.gaps import CLOSED, OPEN, gaps_for
+from api.gaps import CLOSED, OPEN, gap_view, gaps_for
+from api.handoff_replies import (
+    mark_read,
+    notify_asker,
+    reply_to_handoff,
+    turn_into_gap,
+    unread_replies,
+)
 from api.handoffs import (
+    NOTE_MARK,
     HandoffRequest,
-    close_handoff,
     create_handoff,
     handoff_view,
     handoffs_for,
@@ -37,7 +44,16 @@ class HandoffCreate(BaseModel):
 
 
 class HandoffClose(BaseModel):
-    resolution: str | None = Field(None, max_length=4000)
+    resolution: str | None = Field(None, max_length=4000, description="The reply to the asker.")
+    answer_source: str | None = Field(
+        None,
+        max_length=1000,
+        description="The document that answers it: one you and the asker may both read.",
+    )
+
+
+# Bounded: a database integer (found by the fuzzer: a larger one was a 500).
+HandoffId = Annotated[int, Path(ge=1, le=2**63 - 1)]
 
 
 def _from_trace(
@@ -87,7 +103,7 @@ def create(
         )
     if payload.note and payload.note.strip():
         note = payload.note.strip()
-        req = HandoffRequest(**{**req.__dict__, "question": f"{req.question}\n\nNote: {note}"})
+        req = HandoffRequest(**{**req.__dict__, "question": f"{req.question}{NOTE_MARK}{note}"})
     handoff = create_handoff(
         db,
         user,
@@ -105,25 +121,70 @@ def create(
     return handoff_view(db, user, handoff, settings.access_levels)
 
 
-@router.get("/api/handoffs", summary="Handoffs routed to me or my groups (all, for admins)")
+@router.get("/api/handoffs", summary="Handoffs routed to me or my groups, and my own")
 def list_handoffs(
-    user: AnyUserDep, db: DbDep, settings: SettingsDep, state: str | None = None
+    user: AnyUserDep,
+    db: DbDep,
+    settings: SettingsDep,
+    state: str | None = None,
+    box: Annotated[
+        Literal["all", "queue", "asked"],
+        Query(
+            description="queue: routed to me or my groups (all, for admins), oldest first; "
+            "asked: my own questions; all: both. The last two newest first."
+        ),
+    ] = "all",
 ) -> dict[str, Any]:
-    rows = handoffs_for(db, user, state)
-    return {"handoffs": [handoff_view(db, user, h, settings.access_levels) for h in rows]}
+    rows = handoffs_for(db, user, state, box)
+    return {
+        "handoffs": [handoff_view(db, user, h, settings.access_levels) for h in rows],
+        "unread_replies": unread_replies(db, user.username),
+    }
 
 
-@router.post("/api/handoffs/{handoff_id}/close", summary="Close a handoff routed to me")
+@router.post("/api/handoffs/{handoff_id}/close", summary="Reply to a handoff routed to me")
 def close(
-    # Bounded: a database integer (found by the fuzzer: a larger one was a 500).
-    handoff_id: Annotated[int, Path(ge=1, le=2**63 - 1)],
+    handoff_id: HandoffId,
     payload: HandoffClose,
+    request: Request,
     user: AnyUserDep,
     db: DbDep,
     settings: SettingsDep,
 ) -> dict[str, Any]:
-    handoff = close_handoff(db, user, handoff_id, payload.resolution)
-    db.flush()
+    levels = settings.access_levels
+    handoff = reply_to_handoff(
+        db, user, handoff_id, payload.resolution, payload.answer_source, levels
+    )
+    notify_asker(
+        db,
+        handoff,
+        mailer=request.app.state.mailer,
+        recipient_domain=settings.smtp_recipient_domain,
+        http=request.app.state.http,
+        webhook_url=settings.handoff_webhook_url,
+        base_url=str(request.base_url),
+        levels=levels,
+    )
+    return handoff_view(db, user, handoff, levels)
+
+
+@router.post("/api/handoffs/{handoff_id}/gap", summary="Record a handoff as a content gap")
+def make_gap(
+    handoff_id: HandoffId, user: AnyUserDep, db: DbDep, settings: SettingsDep
+) -> dict[str, Any]:
+    levels = settings.access_levels
+    gap, handoff = turn_into_gap(db, user, handoff_id, levels)
+    return {
+        "gap": gap_view(db, user, gap, levels),
+        "handoff": handoff_view(db, user, handoff, levels),
+    }
+
+
+@router.post("/api/handoffs/{handoff_id}/read", summary="Mark the reply to my handoff read")
+def read_reply(
+    handoff_id: HandoffId, user: AnyUserDep, db: DbDep, settings: SettingsDep
+) -> dict[str, Any]:
+    handoff = mark_read(db, user, handoff_id)
     return handoff_view(db, user, handoff, settings.access_levels)
 
 

@@ -224,6 +224,28 @@ class ContentGap(Base):
     closed_job: Mapped[str | None] = mapped_column(String(36))  # the ingest job after which
 
 
+# --- the asker's side of a handoff (issue 24): reply notices, linked document, gap ---------
+
+
+class HandoffFollowUp(Base):
+    """What happened to a handoff after it was made, one row per handoff: the document its
+    replier linked as the answer, when the asker first read the reply (``NULL``: unread, the
+    nav's badge), how the e-mail and webhook notices went, and the content gap it was turned
+    into. Its own table so the ``handoffs`` rows stay as they were (``api.handoff_replies``)."""
+
+    __tablename__ = "handoff_follow_ups"
+    handoff_id: Mapped[int] = mapped_column(
+        ForeignKey("handoffs.id", ondelete="CASCADE"), primary_key=True
+    )
+    answer_source: Mapped[str | None] = mapped_column(String(1000))
+    reply_read_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    email_status: Mapped[str | None] = mapped_column(String(100))
+    webhook_status: Mapped[str | None] = mapped_column(String(100))
+    gap_id: Mapped[int | None] = mapped_column(Integer)  # content_gaps.id, no key: see 0005
+    gap_recorded_by: Mapped[str | None] = mapped_column(String(200))
+    gap_recorded_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
 def document_summary(row: Document, readable: Container[str] | None = None) -> dict[str, Any]:
     """A document as ``GET /api/documents``, ``docent docs list|show --json`` and the
     ingestor's listing show it (one serialiser: tests/docent/test_views.py). A retired document

@@ -24,11 +24,12 @@ def test_a_missing_page_keeps_the_nav_and_says_where_to_go(env: ApiEnv) -> None:
     assert page.status_code == 404
     assert "We can't find that page" in page.text
     assert "Not Found" not in page.text  # not the framework's words, twice
-    assert nav_links(page.text) == ["/", "/handoffs"]
+    assert nav_links(page.text) == ["/", "/history", "/handoffs"]
     assert 'class="userchip"' in page.text and "ada" in page.text
     where = re.search(r'<nav class="error-links".*?</nav>', page.text, flags=re.S)
     assert where is not None and re.findall(r'href="([^"]+)"', where.group(0)) == [
         "/",
+        "/history",
         "/handoffs",
     ]
 
@@ -46,7 +47,7 @@ def test_a_forbidden_page_keeps_the_nav_and_says_why(env: ApiEnv) -> None:
     assert "You don't have access to this" in page.text
     assert "signed in as <strong>ada</strong>" in page.text
     assert "operator" in page.text  # the role it needs
-    assert nav_links(page.text) == ["/", "/handoffs"]
+    assert nav_links(page.text) == ["/", "/history", "/handoffs"]
     assert 'class="userchip"' in page.text
 
 
@@ -56,7 +57,14 @@ def test_a_session_keeps_its_sign_out_form_on_an_error_page(env: ApiEnv) -> None
     page = client.get("/jobs", headers=HTML)
     assert page.status_code == 403
     assert f'name="csrf_token" value="{csrf}"' in page.text  # the Sign out form works
-    assert nav_links(page.text) == ["/", "/handoffs", "/documents", "/gaps", "/feedback"]
+    assert nav_links(page.text) == [
+        "/",
+        "/history",
+        "/handoffs",
+        "/documents",
+        "/gaps",
+        "/feedback",
+    ]
 
 
 def test_an_anonymous_missing_page_offers_to_sign_in(env: ApiEnv) -> None:

@@ -118,11 +118,11 @@ def test_an_abstention_offers_a_person_and_hands_it_over(
     card = owner.locator(".handoff", has_text="dogs may I bring")
     assert card.count() == 1
     shot(owner, live_server, "08-handoffs-owner")
-    card.get_by_label("Resolution").fill("No pets at home-working desks; see the office guide.")
+    card.get_by_label("Reply to ada").fill("No pets at home-working desks; see the office guide.")
     with owner.expect_response(
         lambda r: "/close" in r.url and r.request.method == "POST", timeout=60_000
     ) as closing:
-        card.get_by_role("button", name="Close handoff").click()
+        card.get_by_role("button", name="Send reply").click()
     assert closing.value.status == 200, closing.value.text()
     owner.locator(".handoff", has_text="dogs may I bring").wait_for(
         state="detached", timeout=60_000

@@ -123,7 +123,7 @@ def test_403_and_404_keep_the_nav_and_say_where_to_go(
             response = page.goto(path)
             assert response.status == status
             assert page.inner_text("h1") == title
-            assert page.locator(".mainnav a").all_inner_texts() == ["Ask", "Handoffs"]
+            assert page.locator(".mainnav a").all_inner_texts() == ["Ask", "History", "Handoffs"]
             assert page.locator(".userchip").is_visible()
             assert page.get_by_role("button", name="Sign out").is_visible()
             where = page.get_by_role("navigation", name="Where to go")

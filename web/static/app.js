@@ -227,7 +227,8 @@ function handoffOffer(data, question, quiet) {
     try {
       const h = await api("/api/handoffs", { method: "POST", json: { trace_id: data.trace_id || null, question, outcome: data.outcome } });
       wrap.replaceChildren(el("div", { class: "alert alert-ok", role: "status" },
-        el("strong", { text: "Sent. " }), `Your question went to ${h.routed_to} (handoff #${h.id}). You'll hear back from them.`));
+        el("strong", { text: "Sent. " }), `Your question went to ${h.routed_to} (handoff #${h.id}). Their reply will show beside it in your `,
+        el("a", { href: "/history", text: "History" }), "."));
     } catch (e) {
       btn.disabled = false;
       btn.textContent = "Ask a person";
@@ -329,16 +330,32 @@ function initAsk() {
 }
 
 /* ---------- Handoffs, passages ---------- */
+// A reply (with the document that answers it, if chosen) closes the handoff; "Record as a
+// content gap" keeps it open. Either way the page reloads to show the server's view.
 function initHandoffs() {
-  document.querySelectorAll("form[data-close]").forEach((form) => {
+  const failed = (form, e) => {
+    form.querySelector(".alert-error")?.remove();
+    form.append(el("div", { class: "alert alert-error", role: "alert", text: e.message }));
+  };
+  document.querySelectorAll("form[data-reply]").forEach((form) => {
     form.addEventListener("submit", async (ev) => {
       ev.preventDefault();
-      const btn = form.querySelector("button");
+      const btn = form.querySelector("button[type=submit]");
+      btn.disabled = true;
+      btn.textContent = "Sending…";
+      try {
+        const json = { resolution: form.resolution.value.trim() || null, answer_source: form.answer_source.value || null };
+        await api(`/api/handoffs/${form.dataset.reply}/close`, { method: "POST", json });
+        location.reload();
+      } catch (e) { btn.disabled = false; btn.textContent = "Send reply"; failed(form, e); }
+    });
+    form.querySelector("button[data-gap]")?.addEventListener("click", async (ev) => {
+      const btn = ev.currentTarget;
       btn.disabled = true;
       try {
-        await api(`/api/handoffs/${form.dataset.close}/close`, { method: "POST", json: { resolution: form.resolution.value || null } });
+        await api(`/api/handoffs/${btn.dataset.gap}/gap`, { method: "POST", json: {} });
         location.reload();
-      } catch (e) { btn.disabled = false; form.append(el("div", { class: "alert alert-error", role: "alert", text: e.message })); }
+      } catch (e) { btn.disabled = false; failed(form, e); }
     });
   });
 }
