@@ -94,7 +94,9 @@ def _similar_open_gap(
             ContentGap.question_vector.is_not(None),
         )
     ).all()
-    scored = [(cosine(vector, row.question_vector), row.id) for row in rows]
+    # A JSON column stores Python None as JSON null, which ``is_not(None)`` lets through: a
+    # gap recorded without a vector (from a handoff) is skipped here.
+    scored = [(cosine(vector, row.question_vector), row.id) for row in rows if row.question_vector]
     best = max(scored, default=None)
     return best[1] if best is not None and best[0] >= threshold else None
 

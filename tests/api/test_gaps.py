@@ -224,3 +224,18 @@ def test_the_merge_threshold_merges_no_different_pair_of_the_examples(
     assert sum(p.similarity >= threshold for p in scored if p.same) >= 9
     report = (Path(__file__).resolve().parents[2] / "evals/reports/gap_merge.md").read_text()
     assert f"DOCENT_GAP_MERGE_SIMILARITY={threshold:.2f}" in report
+
+
+def test_a_gap_recorded_without_a_vector_does_not_stop_the_next_from_merging(
+    gap_env: ApiEnv,
+) -> None:
+    # A handoff turned into a gap has no question vector (its JSON column holds null); an
+    # asked question that looks for an open gap to merge with must pass over it.
+    levels = gap_env.services.settings.access_levels
+    with session_scope(gap_env.services.sessions) as session:
+        record_gap(session, "Who waters the office plants?", "insufficient_evidence", [], levels)
+    first = asked(gap_env, "ada", "Is there a pension scheme for contractors on Mars?")
+    assert (first["outcome"], first["tier"]) == ("insufficient_evidence", "not_covered")
+    gaps = open_gaps(gap_env, "eddie")
+    assert "Who waters the office plants?" in gaps
+    assert "Is there a pension scheme for contractors on Mars?" in gaps
