@@ -11,6 +11,8 @@ NAV = (
     ("/documents", "Documents", "editor"),
     ("/gaps", "Content gaps", "editor"),
     ("/jobs", "Jobs", "operator"),
+    ("/users", "Users", "admin"),
+    ("/audit", "Audit", "admin"),
 )
 
 
