@@ -123,9 +123,18 @@ def audit_json(entry: AuditEntry) -> dict[str, Any]:
 
 
 def changes(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The fields an entry (``audit_json``'s shape) touched, each with its value before and
-    after: what the audit pages and ``docent audit`` print."""
-    before = entry.get("before") or {}
+    """The fields an entry (``audit_json``'s shape) holds, each with its value before and
+    after and whether it changed (an added user's or an issued token's fields did not: they
+    are new): what the audit pages and ``docent audit`` print."""
+    before = entry.get("before")
     after = entry.get("after") or {}
-    keys = list(dict.fromkeys([*before, *after]))
-    return [{"field": k, "before": before.get(k), "after": after.get(k)} for k in keys]
+    keys = list(dict.fromkeys([*(before or {}), *after]))
+    return [
+        {
+            "field": k,
+            "before": (before or {}).get(k),
+            "after": after.get(k),
+            "changed": before is not None and before.get(k) != after.get(k),
+        }
+        for k in keys
+    ]

@@ -299,7 +299,10 @@ def audit_line(entry: dict[str, Any]) -> str:
     from api.audit import changes
 
     moved = "; ".join(
-        f"{c['field']}: {_shown(c['before'])} -> {_shown(c['after'])}" for c in changes(entry)
+        f"{c['field']}: {_shown(c['before'])} -> {_shown(c['after'])}"
+        if c["changed"]
+        else f"{c['field']}: {_shown(c['after'])}"
+        for c in changes(entry)
     )
     when = str(entry["at"])[:19].replace("T", " ")
     line = f"{when}  {entry['actor']:<16} {entry['action']:<26} {entry['target']}"

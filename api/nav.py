@@ -12,7 +12,6 @@ NAV = (
     ("/gaps", "Content gaps", "editor"),
     ("/jobs", "Jobs", "operator"),
     ("/users", "Users", "admin"),
-    ("/audit", "Audit", "admin"),
 )
 
 

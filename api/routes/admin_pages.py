@@ -9,7 +9,7 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 
 from api.admin import existing_user, user_json
-from api.audit import ACTIONS, audit_json, changes, recent
+from api.audit import audit_json, changes, recent
 from api.deps import AdminDep, DbDep
 from api.routes.pages import render
 from api.users import ROLES, list_users
@@ -67,6 +67,4 @@ def audit_page(
     db: DbDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> Response:
-    return render(
-        request, admin, "audit.html", "/audit", entries=_entries(db, limit), actions=ACTIONS
-    )
+    return render(request, admin, "audit.html", "/users", entries=_entries(db, limit))

@@ -32,7 +32,9 @@ def sessions(database_url: str) -> Iterator[sessionmaker[Session]]:
 
 def test_users_tokens_and_revocation(sessions: sessionmaker[Session]) -> None:
     with session_scope(sessions) as db:
-        add_user(db, "ada", clearance="employee", levels=LEVELS, roles=["asker"], password="pw1")
+        add_user(
+            db, "ada", clearance="employee", levels=LEVELS, roles=["asker"], password="password-1"
+        )
         with pytest.raises(Conflict):
             add_user(db, "ada", clearance="employee", levels=LEVELS)
         with pytest.raises(InvalidInput, match="clearance"):
@@ -41,8 +43,8 @@ def test_users_tokens_and_revocation(sessions: sessionmaker[Session]) -> None:
             add_user(db, "bob", clearance="employee", levels=LEVELS, roles=["wizard"])
         with pytest.raises(InvalidInput, match="not allowed"):
             add_user(db, "bad name!", clearance="employee", levels=LEVELS)
-        assert check_password(db, "ada", "pw1") is not None
-        assert check_password(db, "ada", "pw2") is None
+        assert check_password(db, "ada", "password-1") is not None
+        assert check_password(db, "ada", "password-2") is None
         first, second = issue_token(db, "ada"), issue_token(db, "ada")
     with session_scope(sessions) as db:
         assert user_for_token(db, first).username == "ada"  # type: ignore[union-attr]
@@ -54,7 +56,7 @@ def test_users_tokens_and_revocation(sessions: sessionmaker[Session]) -> None:
         assert "disabled user ada and revoked 1 token" in revoke(db, Actor.cli(), "ada")
     with session_scope(sessions) as db:
         assert user_for_token(db, second) is None
-        assert check_password(db, "ada", "pw1") is None
+        assert check_password(db, "ada", "password-1") is None
         assert [u.disabled for u in list_users(db)] == [True]
         with pytest.raises(NotFound):
             revoke(db, Actor.cli(), "nobody")
