@@ -45,6 +45,17 @@ class UserChange:
     display_name: str | None = None
 
 
+def checked_text(text: str, what: str) -> str:
+    """A short line a person typed: stripped, up to 200 characters, no control characters
+    (PostgreSQL refuses a NUL, and a line break would forge a line of ``docent audit``)."""
+    line = text.strip()
+    if len(line) > 200:
+        raise InvalidInput(f"{what} is too long (up to 200 characters)")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in line):
+        raise InvalidInput(f"{what} may not hold control characters (tabs, line breaks)")
+    return line
+
+
 def user_snapshot(user: User) -> dict[str, Any]:
     """The audited fields of a user (never its password hash)."""
     return {
@@ -79,6 +90,7 @@ def create_user(
     password: str | None = None,
     display_name: str | None = None,
 ) -> User:
+    shown = checked_text(display_name or "", "the display name") or None
     user = add_user(
         db,
         username,
@@ -87,7 +99,7 @@ def create_user(
         groups=groups,
         roles=roles,
         password=password,
-        display_name=display_name,
+        display_name=shown,
     )
     record(db, actor, "user.added", user.username, None, user_snapshot(user))
     return user
@@ -117,10 +129,7 @@ def _planned(user: User, change: UserChange, levels: Sequence[str]) -> dict[str,
     if change.disabled is not None:
         new["disabled"] = change.disabled
     if change.display_name is not None:
-        shown = change.display_name.strip()
-        if len(shown) > 200:
-            raise InvalidInput("the display name is too long (up to 200 characters)")
-        new["display_name"] = shown or None
+        new["display_name"] = checked_text(change.display_name, "the display name") or None
     before = user_snapshot(user)
     return {k: v for k, v in new.items() if v != before[k]}
 
@@ -166,9 +175,9 @@ def issue_token(db: Session, actor: Actor, username: str, label: str) -> tuple[s
     user = existing_user(db, username)
     if user.disabled:
         raise Conflict(f"{username!r} is disabled: enable the user before issuing a token")
-    name = label.strip()
-    if not name or len(name) > 200:
-        raise InvalidInput("give the token a label of 1 to 200 characters (what it is for)")
+    name = checked_text(label, "the token's label")
+    if not name:
+        raise InvalidInput("give the token a label: what it is for (up to 200 characters)")
     plain, row = mint_token(db, user, name)
     record(db, actor, "token.issued", user.username, None, token_snapshot(row, user.username))
     return plain, row

@@ -258,6 +258,39 @@ def users_token(
         )
 
 
+@users_app.command("set")
+def users_set(
+    name: str = typer.Argument(..., help="User name."),
+    clearance: str | None = typer.Option(None, "--clearance", help="A new clearance."),
+    groups: str | None = typer.Option(None, "--groups", help="The groups, comma-separated."),
+    roles: str | None = typer.Option(None, "--roles", help="The roles, comma-separated."),
+    display_name: str | None = typer.Option(None, "--display-name"),
+    disabled: bool | None = typer.Option(None, "--disable/--enable", help="Sign-in off or on."),
+) -> None:
+    """Change a user (audited as cli:<your OS user>); also how a locked-out admin gets back."""
+    from api.admin import UserChange, change_user
+    from api.audit import Actor
+    from docent.db.session import session_scope
+
+    change = UserChange(
+        clearance=clearance,
+        groups=None if groups is None else split_commas(groups),
+        roles=None if roles is None else split_commas(roles),
+        disabled=disabled,
+        display_name=display_name,
+    )
+    with one_line_errors():
+        services = _services()
+        with session_scope(services.sessions) as db:
+            levels = services.settings.access_levels
+            user = change_user(db, Actor.cli(), name, change, levels)
+            state = "disabled" if user.disabled else "enabled"
+            typer.echo(
+                f"{user.username}: {state}, clearance {user.clearance}, roles "
+                f"{','.join(user.roles) or '-'}, groups {','.join(user.groups) or '-'}"
+            )
+
+
 @users_app.command("revoke")
 def users_revoke(target: str = typer.Argument(..., help="A token prefix, or a user name.")) -> None:
     """Revoke one token (by prefix), or disable a user and revoke all their tokens."""

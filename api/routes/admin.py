@@ -70,7 +70,7 @@ def add(payload: UserCreate, admin: AdminDep, db: DbDep, settings: SettingsDep) 
         groups=payload.groups,
         roles=payload.roles,
         password=payload.password,
-        display_name=(payload.display_name or "").strip() or None,
+        display_name=payload.display_name,
     )
     return user_json(db, user)
 

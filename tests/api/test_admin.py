@@ -108,6 +108,7 @@ BAD_ADDS = [
     ({"password": ""}, 400, "the password is empty"),
     ({"password": "        "}, 400, "the password is empty"),
     ({"password": "short"}, 400, "at least 8 characters"),
+    ({"display_name": "Nina\nforged line"}, 400, "may not hold control characters"),
 ]
 
 
@@ -237,8 +238,9 @@ def test_a_token_is_shown_once_stored_as_a_hash_and_revoked(
     )
     assert ended["action"] == "token.revoked"
     assert (ended["before"]["revoked"], ended["after"]["revoked"]) == (False, True)
-    blank = env.post("admin", "/api/admin/users/ada/tokens", json={"label": "  "})
-    assert blank.status_code == 400 and "label" in blank.json()["error"]["message"]
+    for label in ("  ", "nul\x00"):
+        bad = env.post("admin", "/api/admin/users/ada/tokens", json={"label": label})
+        assert bad.status_code == 400 and "label" in bad.json()["error"]["message"]
 
 
 def test_the_audit_log_refuses_a_secret_and_lists_newest_first(

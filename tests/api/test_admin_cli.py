@@ -37,6 +37,15 @@ def test_cli_changes_are_audited_and_audit_json_matches_the_api(
     prefix = plain.split("_")[1]
     assert docent(["users", "revoke", prefix], data_dir).returncode == 0
     assert docent(["users", "revoke", "zed"], data_dir).returncode == 0  # disables zed
+    # The command line is how a locked-out admin gets back in: it may change anyone.
+    back = docent(["users", "set", "admin", "--roles", "asker", "--disable"], data_dir)
+    assert (
+        back.returncode == 0 and "admin: disabled, clearance restricted, roles asker" in back.stdout
+    )
+    again = docent(["users", "set", "admin", "--roles", "admin", "--enable"], data_dir)
+    assert again.returncode == 0, again.stderr
+    bad = docent(["users", "set", "ada", "--clearance", "cosmic"], data_dir)
+    assert bad.returncode == 1 and "clearance 'cosmic'" in bad.stderr
 
     printed = docent(["audit", "--json", "--limit", "50"], data_dir)
     assert printed.returncode == 0, printed.stderr
@@ -44,6 +53,10 @@ def test_cli_changes_are_audited_and_audit_json_matches_the_api(
     assert entries == env.get("admin", "/api/admin/audit?limit=50").json()["entries"]
     cli = f"cli:{getpass.getuser()}"
     assert [(e["actor"], e["action"], e["target"]) for e in entries] == [
+        (cli, "user.enabled", "admin"),
+        (cli, "user.roles_changed", "admin"),
+        (cli, "user.disabled", "admin"),
+        (cli, "user.roles_changed", "admin"),
         (cli, "user.disabled", "zed"),
         (cli, "token.revoked", "zed"),
         (cli, "token.issued", "zed"),
@@ -54,6 +67,6 @@ def test_cli_changes_are_audited_and_audit_json_matches_the_api(
 
     text = docent(["audit", "--limit", "2"], data_dir)
     lines = text.stdout.strip().splitlines()
-    assert len(lines) == 2 and "user.disabled" in lines[0] and "disabled: False -> True" in lines[0]
-    issued = docent(["audit", "--limit", "3"], data_dir).stdout.strip().splitlines()[2]
+    assert len(lines) == 2 and "user.enabled" in lines[0] and "disabled: True -> False" in lines[0]
+    issued = docent(["audit", "--limit", "7"], data_dir).stdout.strip().splitlines()[6]
     assert "token.issued" in issued and f"prefix: {prefix}; label: ci; user: zed" in issued
