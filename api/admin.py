@@ -183,13 +183,18 @@ def issue_token(db: Session, actor: Actor, username: str, label: str) -> tuple[s
     return plain, row
 
 
-def revoke_token(db: Session, actor: Actor, prefix: str) -> ApiToken:
-    row = db.execute(
-        select(ApiToken).where(ApiToken.prefix == prefix, ApiToken.revoked_at.is_(None))
-    ).scalar_one_or_none()
-    if row is None:
+def revoke_token(db: Session, actor: Actor, prefix: str) -> list[ApiToken]:
+    """Revoke the live token(s) with this prefix: a prefix is 32 random bits, so two could
+    share one, and revoking both is the safe way to end the one meant."""
+    rows = _live_tokens(db, prefix)
+    if not rows:
         raise NotFound(f"no active token {prefix!r}")
-    return _revoke(db, actor, row)
+    return [_revoke(db, actor, row) for row in rows]
+
+
+def _live_tokens(db: Session, prefix: str) -> list[ApiToken]:
+    query = select(ApiToken).where(ApiToken.prefix == prefix, ApiToken.revoked_at.is_(None))
+    return list(db.execute(query).scalars())
 
 
 def _revoke(db: Session, actor: Actor, row: ApiToken) -> ApiToken:
@@ -204,10 +209,7 @@ def _revoke(db: Session, actor: Actor, row: ApiToken) -> ApiToken:
 def revoke(db: Session, actor: Actor, target: str) -> str:
     """``docent users revoke``: one token by its prefix, or a user (disabled, and every one
     of their tokens revoked)."""
-    live = db.execute(
-        select(ApiToken).where(ApiToken.prefix == target, ApiToken.revoked_at.is_(None))
-    ).scalars()
-    tokens = list(live)
+    tokens = _live_tokens(db, target)
     if tokens:
         for row in tokens:
             _revoke(db, actor, row)

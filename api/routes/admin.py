@@ -109,8 +109,8 @@ def new_token(
 def revoke(
     prefix: Annotated[str, Path(min_length=1, max_length=16)], admin: AdminDep, db: DbDep
 ) -> dict[str, Any]:
-    row = revoke_token(db, Actor.user(admin.username), prefix)
-    return {"revoked": token_json(row)}
+    rows = revoke_token(db, Actor.user(admin.username), prefix)
+    return {"revoked": [token_json(row) for row in rows]}
 
 
 @router.get("/api/admin/audit", summary="Changes to users and tokens, newest first")
