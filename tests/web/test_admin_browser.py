@@ -104,6 +104,17 @@ def test_an_admin_is_not_offered_to_disable_themselves(
 ) -> None:
     page = new_page()
     sign_in(page, "admin")
+    page.goto("/users")
+    form = page.locator("#add-user-form")
+    form.get_by_label("User name").fill("ADA")
+    form.get_by_label("First password").fill("long enough password")
+    form.get_by_role("button", name="Add user").click()
+    alert = form.get_by_role("alert")
+    assert alert.inner_text() == "user 'ADA' already exists as 'ada'"
+    form.get_by_label("User name").fill("pat")
+    form.get_by_label("Groups").fill("legal; finance")
+    form.get_by_role("button", name="Add user").click()
+    assert "group name(s) ['legal; finance'] not allowed" in form.get_by_role("alert").inner_text()
     page.goto("/users/admin")
     assert page.locator("#toggle-disabled").count() == 0
     assert "You can't disable your own account" in page.inner_text("main")
