@@ -40,6 +40,7 @@ OPENAPI_TAGS = [
     {"name": "history", "description": "My own questions, their answers and replies."},
     {"name": "documents", "description": "Upload, list, inspect and retire documents (editors)."},
     {"name": "jobs", "description": "Ingest jobs: progress, retry, cancel, reindex (operators)."},
+    {"name": "admin", "description": "Users, their access and API tokens; the audit log."},
     {"name": "auth", "description": "Sign in and out; who am I."},
     {"name": "ops", "description": "Health, readiness and metrics."},
 ]
@@ -122,10 +123,26 @@ async def _promote_due_hourly(app: FastAPI) -> None:
 
 
 def _include_routes(app: FastAPI, *, docs: bool) -> None:
-    from api.routes import ask, auth, documents, feedback, handoffs, health, history, jobs, pages
+    from api.routes import (
+        admin,
+        admin_pages,
+        ask,
+        auth,
+        documents,
+        feedback,
+        handoffs,
+        health,
+        history,
+        jobs,
+        pages,
+    )
     from api.routes import docs as api_docs
 
-    for module in (health, auth, ask, handoffs, feedback, history, documents, jobs, pages):
+    modules = (
+        *(health, auth, ask, handoffs, feedback, history, documents, jobs, admin),
+        *(pages, admin_pages),
+    )
+    for module in modules:
         app.include_router(module.router)
     if docs:
         app.include_router(api_docs.router)

@@ -83,18 +83,22 @@ def serve(
 
 def ensure_demo_users(services: Services) -> list[tuple[DemoUser, str]]:
     """Create (or reset the passwords of) the demo users; return them with their passwords."""
-    from api.users import add_user, find_user, set_password
+    from api.admin import create_user, reset_password
+    from api.audit import Actor
+    from api.users import find_user
     from docent.db.session import session_scope
 
     levels = services.settings.access_levels
+    actor = Actor.cli()
     out = []
     with session_scope(services.sessions) as db:
         for demo in DEMO_USERS:
             clearance = demo.clearance if demo.clearance in levels else levels[-1]
             password = secrets.token_urlsafe(9)
             if find_user(db, demo.username) is None:
-                add_user(
+                create_user(
                     db,
+                    actor,
                     demo.username,
                     clearance=clearance,
                     levels=levels,
@@ -103,7 +107,7 @@ def ensure_demo_users(services: Services) -> list[tuple[DemoUser, str]]:
                     password=password,
                 )
             else:
-                set_password(db, demo.username, password)
+                reset_password(db, actor, demo.username, password)
             out.append((demo, password))
     return out
 
@@ -184,8 +188,9 @@ def users_add(
         False, "--password-stdin", help="Read a web sign-in password from standard input."
     ),
 ) -> None:
-    """Add a user."""
-    from api.users import add_user
+    """Add a user (audited as cli:<your OS user>)."""
+    from api.admin import create_user
+    from api.audit import Actor
     from docent.db.session import session_scope
 
     password = sys.stdin.readline().rstrip("\n") if password_stdin else None
@@ -195,8 +200,9 @@ def users_add(
     with one_line_errors():
         services = _services()
         with session_scope(services.sessions) as db:
-            user = add_user(
+            user = create_user(
                 db,
+                Actor.cli(),
                 name,
                 clearance=clearance,
                 levels=services.settings.access_levels,
@@ -236,13 +242,14 @@ def users_token(
     label: str = typer.Option("cli", "--label", help="What the token is for."),
 ) -> None:
     """Mint an API token for a user; it is shown once, only its hash is stored."""
-    from api.users import issue_token
+    from api.admin import issue_token
+    from api.audit import Actor
     from docent.db.session import session_scope
 
     with one_line_errors():
         services = _services()
         with session_scope(services.sessions) as db:
-            plain = issue_token(db, name, label)
+            plain, _row = issue_token(db, Actor.cli(), name, label)
         typer.echo(plain)
         typer.echo(
             "Shown once: send it as 'Authorization: Bearer <token>'. "
@@ -251,16 +258,94 @@ def users_token(
         )
 
 
+@users_app.command("set")
+def users_set(
+    name: str = typer.Argument(..., help="User name."),
+    clearance: str | None = typer.Option(None, "--clearance", help="A new clearance."),
+    groups: str | None = typer.Option(None, "--groups", help="The groups, comma-separated."),
+    roles: str | None = typer.Option(None, "--roles", help="The roles, comma-separated."),
+    display_name: str | None = typer.Option(None, "--display-name"),
+    disabled: bool | None = typer.Option(None, "--disable/--enable", help="Sign-in off or on."),
+) -> None:
+    """Change a user (audited as cli:<your OS user>); also how a locked-out admin gets back."""
+    from api.admin import UserChange, change_user
+    from api.audit import Actor
+    from docent.db.session import session_scope
+
+    change = UserChange(
+        clearance=clearance,
+        groups=None if groups is None else split_commas(groups),
+        roles=None if roles is None else split_commas(roles),
+        disabled=disabled,
+        display_name=display_name,
+    )
+    with one_line_errors():
+        services = _services()
+        with session_scope(services.sessions) as db:
+            levels = services.settings.access_levels
+            user = change_user(db, Actor.cli(), name, change, levels)
+            state = "disabled" if user.disabled else "enabled"
+            typer.echo(
+                f"{user.username}: {state}, clearance {user.clearance}, roles "
+                f"{','.join(user.roles) or '-'}, groups {','.join(user.groups) or '-'}"
+            )
+
+
 @users_app.command("revoke")
 def users_revoke(target: str = typer.Argument(..., help="A token prefix, or a user name.")) -> None:
     """Revoke one token (by prefix), or disable a user and revoke all their tokens."""
-    from api.users import revoke
+    from api.admin import revoke
+    from api.audit import Actor
     from docent.db.session import session_scope
 
     with one_line_errors():
         services = _services()
         with session_scope(services.sessions) as db:
-            typer.echo(revoke(db, target))
+            typer.echo(revoke(db, Actor.cli(), target))
+
+
+def audit(
+    limit: int = typer.Option(50, "--limit", min=1, max=1000, help="How many entries."),
+    as_json: bool = typer.Option(False, "--json", help="Print what GET /api/admin/audit does."),
+) -> None:
+    """Show the audit log of changes to users and API tokens, newest first."""
+    import json
+
+    from api.audit import audit_json, recent
+    from docent.db.session import session_scope
+
+    with one_line_errors():
+        services = _services()
+        with session_scope(services.sessions) as db:
+            entries = [audit_json(entry) for entry in recent(db, limit)]
+        if as_json:
+            typer.echo(json.dumps({"entries": entries}, indent=2))
+            return
+        if not entries:
+            typer.echo("no changes recorded yet")
+        for entry in entries:
+            typer.echo(audit_line(entry))
+
+
+def audit_line(entry: dict[str, Any]) -> str:
+    """One entry on one line: when, who, what, to whom, and each field before -> after."""
+    from api.audit import changes
+
+    moved = "; ".join(
+        f"{c['field']}: {_shown(c['before'])} -> {_shown(c['after'])}"
+        if c["changed"]
+        else f"{c['field']}: {_shown(c['after'])}"
+        for c in changes(entry)
+    )
+    when = str(entry["at"])[:19].replace("T", " ")
+    line = f"{when}  {entry['actor']:<16} {entry['action']:<26} {entry['target']}"
+    return f"{line}  {moved}" if moved else line
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value) or "-"
+    return "-" if value is None else str(value)
 
 
 def register(app: typer.Typer) -> None:
@@ -268,3 +353,4 @@ def register(app: typer.Typer) -> None:
     app.command("serve")(serve)
     app.command("demo")(demo)
     app.add_typer(users_app, name="users")
+    app.command("audit")(audit)

@@ -17,6 +17,7 @@ NAV: tuple[tuple[str, str, str | tuple[str, ...]], ...] = (
     ("/gaps", "Content gaps", GAP_READERS),
     ("/feedback", "Feedback", "editor"),
     ("/jobs", "Jobs", "operator"),
+    ("/users", "Users", "admin"),
 )
 
 

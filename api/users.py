@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from api.security import (
@@ -33,6 +33,10 @@ ROLES: tuple[str, ...] = ("asker", "editor", "operator", "admin")
 # close as their ingest jobs end.
 GAP_READERS: tuple[str, ...] = ("editor", "operator")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,199}$")
+# A group is matched against documents' ``groups``; commas and semicolons separate groups in
+# the CLI, the proxy header and the manifest, so a name may not hold them.
+_GROUP = re.compile(r"^\w[\w .&'/+-]{0,99}$")
+MIN_PASSWORD = 8
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,40 @@ def _clean_list(values: Iterable[str]) -> list[str]:
     return sorted({v.strip() for v in values if v and v.strip()})
 
 
+def checked_clearance(clearance: str, levels: Sequence[str]) -> str:
+    if clearance not in levels:
+        raise InvalidInput(f"clearance {clearance!r} is not one of the levels {list(levels)}")
+    return clearance
+
+
+def checked_groups(groups: Iterable[str]) -> list[str]:
+    cleaned = _clean_list(groups)
+    bad = [g for g in cleaned if not _GROUP.match(g)]
+    if bad:
+        raise InvalidInput(
+            f"group name(s) {bad} not allowed: start with a letter or digit, then letters, "
+            "digits, spaces and . & ' / + - (up to 100 characters; no commas or semicolons)"
+        )
+    return cleaned
+
+
+def checked_roles(roles: Iterable[str]) -> list[str]:
+    role_list = _clean_list(roles)
+    unknown = [r for r in role_list if r not in ROLES]
+    if unknown:
+        raise InvalidInput(f"unknown role(s) {unknown}; roles are {list(ROLES)}")
+    return role_list
+
+
+def checked_password(password: str) -> str:
+    """A new password: refused when empty, blank or shorter than ``MIN_PASSWORD``."""
+    if not password.strip():
+        raise InvalidInput("the password is empty; give one of at least 8 characters")
+    if len(password) < MIN_PASSWORD:
+        raise InvalidInput(f"the password is too short; give at least {MIN_PASSWORD} characters")
+    return password
+
+
 def add_user(
     session: Session,
     username: str,
@@ -90,21 +128,26 @@ def add_user(
             f"user name {username!r} is not allowed: use letters, digits and . _ @ - "
             "(up to 200 characters)"
         )
-    if clearance not in levels:
-        raise InvalidInput(f"clearance {clearance!r} is not one of the levels {list(levels)}")
-    role_list = _clean_list(roles)
-    unknown = [r for r in role_list if r not in ROLES]
-    if unknown:
-        raise InvalidInput(f"unknown role(s) {unknown}; roles are {list(ROLES)}")
-    if find_user(session, username) is not None:
-        raise Conflict(f"user {username!r} already exists")
+    checked_clearance(clearance, levels)
+    group_list = checked_groups(groups)
+    role_list = checked_roles(roles)
+    if password is not None:
+        checked_password(password)
+    # Names differing only in case would be two people to the database and one to the
+    # sign-in throttle (and to the eye).
+    same = session.execute(
+        select(User.username).where(func.lower(User.username) == username.lower())
+    ).scalar_one_or_none()
+    if same is not None:
+        spelled = f" as {same!r}" if same != username else ""
+        raise Conflict(f"user {username!r} already exists{spelled}")
     user = User(
         username=username,
         display_name=display_name,
         clearance=clearance,
-        groups=_clean_list(groups),
+        groups=group_list,
         roles=role_list,
-        password_hash=hash_password(password) if password else None,
+        password_hash=hash_password(password) if password is not None else None,
     )
     session.add(user)
     session.flush()
@@ -129,7 +172,7 @@ def set_password(session: Session, username: str, password: str) -> None:
     user = find_user(session, username)
     if user is None:
         raise NotFound(f"no user {username!r}")
-    user.password_hash = hash_password(password)
+    user.password_hash = hash_password(checked_password(password))
 
 
 def check_password(session: Session, username: str, password: str) -> User | None:
@@ -152,17 +195,22 @@ def check_password(session: Session, username: str, password: str) -> User | Non
     return user
 
 
+def mint_token(session: Session, user: User, label: str) -> tuple[str, ApiToken]:
+    """A new token for ``user``: its plain text (to show once) and its row, which keeps only
+    the prefix and the hash."""
+    token = new_api_token()
+    row = ApiToken(user_id=user.id, name=label, prefix=token.prefix, token_hash=token.token_hash)
+    session.add(row)
+    session.flush()
+    return token.plain, row
+
+
 def issue_token(session: Session, username: str, label: str = "cli") -> str:
     """Mint a token for the user and return it in plain text; only its hash is kept."""
     user = active_user(session, username)
     if user is None:
         raise NotFound(f"no active user {username!r}")
-    token = new_api_token()
-    session.add(
-        ApiToken(user_id=user.id, name=label, prefix=token.prefix, token_hash=token.token_hash)
-    )
-    session.flush()
-    return token.plain
+    return mint_token(session, user, label)[0]
 
 
 TOKEN_TOUCH_EVERY = timedelta(minutes=1)
@@ -190,31 +238,6 @@ def user_for_token(session: Session, plain: str) -> User | None:
         row.last_used_at = now
         session.commit()
     return user
-
-
-def revoke(session: Session, target: str) -> str:
-    """Revoke one token (by its prefix) or a user (disable it and revoke all its tokens)."""
-    now = datetime.now(UTC)
-    tokens = list(
-        session.execute(
-            select(ApiToken).where(ApiToken.prefix == target, ApiToken.revoked_at.is_(None))
-        ).scalars()
-    )
-    if tokens:
-        for tok in tokens:
-            tok.revoked_at = now
-        return f"revoked token {target}"
-    user = find_user(session, target)
-    if user is None:
-        raise NotFound(f"no user or active token prefix {target!r}")
-    user.disabled = True
-    count = 0
-    for tok in session.execute(
-        select(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
-    ).scalars():
-        tok.revoked_at = now
-        count += 1
-    return f"disabled user {target} and revoked {count} token(s)"
 
 
 def active_tokens(session: Session, user: User) -> list[ApiToken]:

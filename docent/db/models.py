@@ -289,3 +289,20 @@ class ContentGapAsk(Base):
     )
     trace_id: Mapped[str] = mapped_column(String(36), unique=True)
     asked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class AuditEntry(Base):
+    """One change to a user or an API token (``api.audit``): who made it (a user name, or
+    ``cli:<os user>``), what, to whom, when, and the changed fields before and after.
+
+    ``before`` and ``after`` never hold a password, a password hash or a token's secret: a
+    token is named by its prefix."""
+
+    __tablename__ = "audit_log"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
+    actor: Mapped[str] = mapped_column(String(250))
+    action: Mapped[str] = mapped_column(String(60))
+    target: Mapped[str] = mapped_column(String(200), index=True)
+    before: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    after: Mapped[dict[str, Any] | None] = mapped_column(JSON)

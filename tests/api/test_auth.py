@@ -8,8 +8,9 @@ from collections.abc import Callable
 
 from fastapi.testclient import TestClient
 
+from api.admin import revoke
+from api.audit import Actor
 from api.security import SESSION_COOKIE
-from api.users import revoke
 from docent.db.session import session_scope
 from tests.api.conftest import ApiEnv
 from tests.api.corpus import USERS
@@ -109,12 +110,12 @@ def test_tokens_unknown_revoked_and_disabled(make_env: Callable[..., ApiEnv]) ->
     assert basic.status_code == 401
     prefix = env.tokens["ada"].split("_")[1]
     with session_scope(env.services.sessions) as db:
-        revoke(db, prefix)
+        revoke(db, Actor.cli(), prefix)
     assert env.get("ada", "/api/me").status_code == 401
     csrf = login(env.client, "cy")
     assert csrf and env.client.get("/api/me").status_code == 200
     with session_scope(env.services.sessions) as db:
-        revoke(db, "cy")  # disables the user: the live session stops working too
+        revoke(db, Actor.cli(), "cy")  # disables the user: the live session stops working too
     assert env.get("cy", "/api/me").status_code == 401
     assert env.client.get("/api/me").status_code == 401
     fresh = TestClient(env.app)

@@ -12,7 +12,9 @@ from urllib.parse import quote
 import pytest
 from fastapi.testclient import TestClient
 
-from api.users import add_user, issue_token, revoke
+from api.admin import revoke
+from api.audit import Actor
+from api.users import add_user, issue_token
 from docent.db.session import session_scope
 from ingest.metadata import doc_id_for
 from tests.api.conftest import ApiEnv, LogLines
@@ -312,8 +314,8 @@ def test_forged_credentials_reach_nothing(make_env: Callable[..., ApiEnv]) -> No
     assert me["username"] == "ada" and me["groups"] == [] and me["clearance"] == "employee"
     # A token whose user was disabled, or that was revoked, is refused everywhere.
     with session_scope(env.services.sessions) as db:
-        revoke(db, "cy")
-        revoke(db, env.tokens["carla"].split("_")[1])
+        revoke(db, Actor.cli(), "cy")
+        revoke(db, Actor.cli(), env.tokens["carla"].split("_")[1])
     for who in ("cy", "carla"):
         for method, path in (("post", "/api/ask"), ("get", "/api/gaps"), ("get", "/api/jobs")):
             kw: dict[str, Any] = {"json": {"question": "x"}} if method == "post" else {}

@@ -137,6 +137,30 @@ ROUTES: list[tuple[str, str, str, str, Any, Expected]] = [
     ("GET", "/documents", "/documents", "editor", None, (200, 200, None)),
     ("GET", "/documents/{doc_id}", "/documents/nope", "editor", None, (404, 404, None)),
     ("GET", "/jobs", "/jobs", "operator", None, (200, 200, None)),
+    ("GET", "/api/admin/users", "/api/admin/users", "admin", None, (200, 200, None)),
+    ("POST", "/api/admin/users", "/api/admin/users", "admin", {}, (422, 422, None)),
+    ("GET", "/api/admin/users/{username}", "/api/admin/users/x", "admin", None, (404, 404, None)),
+    ("PATCH", "/api/admin/users/{username}", "/api/admin/users/x", "admin", {}, (404, 404, None)),
+    (
+        "POST",
+        "/api/admin/users/{username}/tokens",
+        "/api/admin/users/nobody/tokens",
+        "admin",
+        {"label": "x"},
+        (404, 404, None),
+    ),
+    (
+        "POST",
+        "/api/admin/tokens/{prefix}/revoke",
+        "/api/admin/tokens/00000000/revoke",
+        "admin",
+        None,
+        (404, 404, None),
+    ),
+    ("GET", "/api/admin/audit", "/api/admin/audit", "admin", None, (200, 200, None)),
+    ("GET", "/users", "/users", "admin", None, (200, 200, None)),
+    ("GET", "/users/{username}", "/users/nobody", "admin", None, (404, 404, None)),
+    ("GET", "/audit", "/audit", "admin", None, (200, 200, None)),
 ]
 
 # "gaps": the docs team or operators (api.users.GAP_READERS); carla's side: tests/api/test_gaps.py
@@ -165,7 +189,7 @@ def _call(env: ApiEnv, who: str | None, method: str, path: str, body: Any) -> An
     if method == "GET":
         return env.client.get(url, headers=headers, follow_redirects=False)
     json = body if isinstance(body, dict) else None
-    return env.client.post(url, headers=headers, json=json, follow_redirects=False)
+    return env.client.request(method, url, headers=headers, json=json, follow_redirects=False)
 
 
 def test_table_covers_every_route(env: ApiEnv) -> None:

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
-from api.users import add_user, check_password, issue_token, list_users, revoke, user_for_token
+from api.admin import revoke
+from api.audit import Actor
+from api.users import add_user, check_password, issue_token, list_users, user_for_token
 from docent.db.session import make_engine, migrate, session_factory, session_scope
 from docent.errors import Conflict, InvalidInput, NotFound
 from tests.api.corpus import write_corpus
@@ -30,7 +32,9 @@ def sessions(database_url: str) -> Iterator[sessionmaker[Session]]:
 
 def test_users_tokens_and_revocation(sessions: sessionmaker[Session]) -> None:
     with session_scope(sessions) as db:
-        add_user(db, "ada", clearance="employee", levels=LEVELS, roles=["asker"], password="pw1")
+        add_user(
+            db, "ada", clearance="employee", levels=LEVELS, roles=["asker"], password="password-1"
+        )
         with pytest.raises(Conflict):
             add_user(db, "ada", clearance="employee", levels=LEVELS)
         with pytest.raises(InvalidInput, match="clearance"):
@@ -39,22 +43,23 @@ def test_users_tokens_and_revocation(sessions: sessionmaker[Session]) -> None:
             add_user(db, "bob", clearance="employee", levels=LEVELS, roles=["wizard"])
         with pytest.raises(InvalidInput, match="not allowed"):
             add_user(db, "bad name!", clearance="employee", levels=LEVELS)
-        assert check_password(db, "ada", "pw1") is not None
-        assert check_password(db, "ada", "pw2") is None
+        assert check_password(db, "ada", "password-1") is not None
+        assert check_password(db, "ada", "password-2") is None
         first, second = issue_token(db, "ada"), issue_token(db, "ada")
     with session_scope(sessions) as db:
         assert user_for_token(db, first).username == "ada"  # type: ignore[union-attr]
-        assert revoke(db, first.split("_")[1]) == f"revoked token {first.split('_')[1]}"
+        prefix = first.split("_")[1]
+        assert revoke(db, Actor.cli(), prefix) == f"revoked token {prefix}"
     with session_scope(sessions) as db:
         assert user_for_token(db, first) is None
         assert user_for_token(db, second) is not None
-        assert "disabled user ada and revoked 1 token" in revoke(db, "ada")
+        assert "disabled user ada and revoked 1 token" in revoke(db, Actor.cli(), "ada")
     with session_scope(sessions) as db:
         assert user_for_token(db, second) is None
-        assert check_password(db, "ada", "pw1") is None
+        assert check_password(db, "ada", "password-1") is None
         assert [u.disabled for u in list_users(db)] == [True]
         with pytest.raises(NotFound):
-            revoke(db, "nobody")
+            revoke(db, Actor.cli(), "nobody")
         with pytest.raises(NotFound):
             issue_token(db, "ada")
 

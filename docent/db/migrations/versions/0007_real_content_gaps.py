@@ -1,7 +1,7 @@
 """content gaps: open or closed, merged by question vector, their asks by trace
 
 Revision ID: 0007
-Revises: 0004
+Revises: 0006
 Create Date: 2026-12-04 02:30:00.000000
 """
 from alembic import op
@@ -9,7 +9,7 @@ import sqlalchemy as sa
 
 
 revision = '0007'
-down_revision = '0005'
+down_revision = '0006'
 branch_labels = None
 depends_on = None
 
