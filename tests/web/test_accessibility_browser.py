@@ -3,7 +3,7 @@ at 1280 and 390 px: no serious or critical violation) and kept as screenshots
 (test-output/screenshots/<name>-<width>-<scheme>.png): sign-in and its error, the empty ask
 page, an answer (and marked as answering), an answer from a past version and its superseded
 passage, a cited passage, both non-answers (probably here, not covered) and the handoff
-sent, the owner's handoffs open and closed, gaps, documents and a failed upload, one
+sent, the owner's handoffs open and closed and an asker's, gaps, documents and a failed upload, one
 document, jobs with a failed one, and the 403 and 404 pages. Each test first asserts the
 page shows what it is about, so a check never passes on an empty or wrong page. One browser
 context per user for the module; 1-5 s a page (four axe runs, four screenshots)."""
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.browser
 ANSWERED = "How many days per week may employees work from home?"
 PAST_VERSION = "What was the daily meal allowance under the 2022 travel policy?"
 PROBABLY_HERE = "How many dogs may I bring on home working days?"
-NOT_COVERED = "Which colour are the rooftop beehives painted?"
+NOT_COVERED = "Is there a sauna in the basement of the Oslo office?"
 HANDED_OFF = "May I bring a parrot to my home working desk on video calls?"
 
 
@@ -155,6 +155,13 @@ def test_handoffs_of_the_owner(
     closed = page.locator(".handoff", has_text=HANDED_OFF)
     assert "Parrots stay off camera" in closed.inner_text()
     check_page(page, "handoffs-closed")
+
+
+def test_handoffs_of_an_asker(page_as: Callable[[str | None], Any]) -> None:
+    page = page_as("ada")
+    page.goto("/handoffs?state=all")
+    assert page.inner_text("h1") == "Handoffs"
+    check_page(page, "handoffs-asker")
 
 
 def test_content_gaps(page_as: Callable[[str | None], Any], live_server: LiveServer) -> None:
