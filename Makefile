@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 export DO_NOT_TRACK := 1
 export HF_HUB_OFFLINE := 1
 
-.PHONY: install system-deps services demo test test-fast lint bench clean
+.PHONY: install system-deps services axe demo test test-fast lint bench clean
 
 install: $(VENV)/.installed
 
@@ -22,6 +22,16 @@ $(VENV)/.installed: pyproject.toml
 system-deps:
 	@command -v chromium >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver)
 
+# axe-core, the browser tests' accessibility check (tests/web/axe.py): the npm package pinned
+# in tests/web/package-lock.json, installed from the npm registry (Debian's npm when missing).
+AXE := tests/web/node_modules/axe-core/axe.min.js
+axe: $(AXE)
+
+$(AXE): tests/web/package.json tests/web/package-lock.json
+	@command -v npm >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm)
+	cd tests/web && npm ci --no-audit --no-fund --no-update-notifier
+	touch $@
+
 # PostgreSQL and Redis must answer for the integration tests; start them if they do not.
 services:
 	@bash scripts/services.sh
@@ -29,7 +39,7 @@ services:
 demo: install
 	$(BIN)/docent demo
 
-test: install system-deps services
+test: install system-deps services axe
 	$(BIN)/pytest
 
 test-fast: install

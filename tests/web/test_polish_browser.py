@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.api.corpus import USERS
+from tests.web.axe import assert_no_serious_violations
 from tests.web.conftest import LiveServer, sign_in
 
 pytestmark = pytest.mark.browser
@@ -146,6 +147,7 @@ def test_the_page_follows_the_system_scheme_with_readable_text(
     for selector in PAIRS:
         ratio = page.evaluate(CONTRAST, selector)["ratio"]
         assert ratio >= 4.5, f"{scheme}: {selector} has contrast {ratio:.2f}"
+    assert_no_serious_violations(page, f"the answer with a table, {scheme}", schemes=(scheme,))
     shot(page, live_server, f"21-answer-table-desktop-{scheme}")
 
 
@@ -171,6 +173,7 @@ def test_a_wide_answer_table_scrolls_inside_its_card_on_a_phone(
     last = region.locator("th").last
     assert last.inner_text() == "Replacement cycle"
     assert last.bounding_box()["x"] >= box["x"] + box["width"]  # off to the right, at first
+    assert_no_serious_violations(page, f"the answer table on a phone, {scheme}", schemes=(scheme,))
     shot(page, live_server, f"22-answer-table-phone-{scheme}")
     # By keyboard: the region takes the focus and the arrow key scrolls it to its last column.
     region.focus()
