@@ -105,6 +105,31 @@ def engine_table(rows: list[dict[str, Any]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args, plan = _arguments(argv)
+    started = time.perf_counter()
+    cpu, flags = cpu_model_and_flags()
+    report: dict[str, Any] = {
+        "cpu": cpu,
+        "cpu_flags": flags,
+        "cpu_kind": cpu_kind(flags),
+        "cpus": os.cpu_count(),
+        "load_avg_start": [round(x, 1) for x in os.getloadavg()],
+        "rows": [],
+        "failed": [],
+    }
+    for engine, n, q in sorted(plan, key=lambda p: (p[1], p[0] != "edge")):
+        _query_row(report, engine, n, q, args)
+    if not args.skip_ingest:
+        print("ingest benchmark…", file=sys.stderr, flush=True)
+        report["ingest"] = ingest_rows()
+    report["load_avg_end"] = [round(x, 1) for x in os.getloadavg()]
+    report["run_s"] = round(time.perf_counter() - started)
+    print(json.dumps(report) if args.json else report_text(report))
+    return 0
+
+
+def _arguments(argv: list[str] | None) -> tuple[argparse.Namespace, list[tuple[str, int, int]]]:
+    """The options, and the query benchmark's plan from them: (engine, chunks, queries)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scales", default="1000,10000,50000")
     parser.add_argument("--queries", default="40,30,30", help="queries per scale")
@@ -135,51 +160,40 @@ def main(argv: list[str] | None = None) -> int:
     local_counts = [int(q) for q in args.local_queries.split(",") if q]
     if len(counts) != len(scales) or len(local_counts) != len(local_scales):
         parser.error("--queries / --local-queries need one count per scale")
-
-    started = time.perf_counter()
-    cpu, flags = cpu_model_and_flags()
-    report: dict[str, Any] = {
-        "cpu": cpu,
-        "cpu_flags": flags,
-        "cpu_kind": cpu_kind(flags),
-        "cpus": os.cpu_count(),
-        "load_avg_start": [round(x, 1) for x in os.getloadavg()],
-        "rows": [],
-        "failed": [],
-    }
     plan = [("edge", n, q) for n, q in zip(scales, counts, strict=True)]
     plan += [("local", n, q) for n, q in zip(local_scales, local_counts, strict=True)]
-    if args.skip_query:
-        plan = []
-    for engine, n, q in sorted(plan, key=lambda p: (p[1], p[0] != "edge")):
-        print(f"{engine} at {n:,} chunks…", file=sys.stderr, flush=True)
-        try:
-            row = child(
-                "benchmarks.query_bench",
-                "--chunks",
-                str(n),
-                "--queries",
-                str(q),
-                "--engine",
-                engine,
-                "--precision",
-                args.precision,
-                "--query-encoder",
-                args.query_encoder,
-                timeout=args.child_timeout,
-            )
-        except SystemExit as exc:  # one size that fails or overruns is reported, not fatal
-            report["failed"].append({"chunks": n, "engine": engine, "reason": str(exc)[-500:]})
-            continue
-        report["rows"].append(row)
-    if not args.skip_ingest:
-        print("ingest benchmark…", file=sys.stderr, flush=True)
-        report["ingest"] = ingest_rows()
-    report["load_avg_end"] = [round(x, 1) for x in os.getloadavg()]
-    report["run_s"] = round(time.perf_counter() - started)
-    if args.json:
-        print(json.dumps(report))
-        return 0
+    return args, [] if args.skip_query else plan
+
+
+def _query_row(
+    report: dict[str, Any], engine: str, n: int, q: int, args: argparse.Namespace
+) -> None:
+    """One size on one engine, in its own process: a row, or a failure noted in ``report``
+    (one size that fails or overruns is reported, not fatal)."""
+    print(f"{engine} at {n:,} chunks…", file=sys.stderr, flush=True)
+    try:
+        row = child(
+            "benchmarks.query_bench",
+            "--chunks",
+            str(n),
+            "--queries",
+            str(q),
+            "--engine",
+            engine,
+            "--precision",
+            args.precision,
+            "--query-encoder",
+            args.query_encoder,
+            timeout=args.child_timeout,
+        )
+    except SystemExit as exc:
+        report["failed"].append({"chunks": n, "engine": engine, "reason": str(exc)[-500:]})
+        return
+    report["rows"].append(row)
+
+
+def report_text(report: dict[str, Any]) -> str:
+    """The report as text: the engine table, what was not measured, the ingest table."""
     out = [
         f"Docent benchmarks ({report['cpu']}, {report['cpu_kind']}: "
         f"{', '.join(report['cpu_flags'])}; {report['cpus']} CPUs; load "
@@ -193,8 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     if "ingest" in report:
         out += ["", "## Ingest throughput", "", ingest_table(report["ingest"])]
     out += ["", f"total run time {report['run_s']} s"]
-    print("\n".join(out))
-    return 0
+    return "\n".join(out)
 
 
 if __name__ == "__main__":

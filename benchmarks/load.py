@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -113,73 +114,97 @@ def run(seconds: float, askers: int, uploads: int) -> dict[str, Any]:
         log.close()
 
 
+@dataclass
+class _Tally:
+    """What the askers and the editor record, shared between their threads under ``lock``."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    leaks: list[str] = field(default_factory=list)
+    jobs: list[str] = field(default_factory=list)
+
+
 def _load(
     url: str, tokens: dict[str, str], seconds: float, askers: int, uploads: int
 ) -> dict[str, Any]:
     cases, canaries = _cases()
-    latencies: list[float] = []
-    errors: list[str] = []
-    leaks: list[str] = []
-    lock = threading.Lock()
+    tally = _Tally()
     stop = time.monotonic() + seconds
-
-    def asker(seed: int) -> None:
-        rng = random.Random(seed)
-        headers = {"Authorization": f"Bearer {tokens['load-asker']}"}
-        with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
-            while time.monotonic() < stop:
-                case = rng.choice(cases)
-                started = time.perf_counter()
-                try:
-                    response = client.post("/api/ask", json={"question": case["q"]})
-                    text, status = response.text, response.status_code
-                except httpx.HTTPError as exc:
-                    text, status = type(exc).__name__, 0
-                took = time.perf_counter() - started
-                with lock:
-                    latencies.append(took)
-                    if status != 200:
-                        errors.append(f"{status} {text[:120]}")
-                    leaks.extend(c for c in canaries if c in text)
-
-    jobs: list[str] = []
-
-    def editor() -> None:
-        headers = {"Authorization": f"Bearer {tokens['load-editor']}"}
-        with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
-            for n in range(uploads):
-                name, body = _upload_file(n)
-                response = client.post("/api/documents", files=[("files", (name, body))])
-                with lock:
-                    if response.status_code == 202:
-                        jobs.append(response.json()["job_id"])
-                    else:
-                        errors.append(f"upload {response.status_code} {response.text[:120]}")
-                time.sleep(max(0.0, seconds * 0.6 / uploads))
-
-    threads = [threading.Thread(target=asker, args=(n,)) for n in range(askers)]
-    threads.append(threading.Thread(target=editor))
+    threads = [
+        threading.Thread(
+            target=_asker, args=(url, tokens["load-asker"], cases, canaries, stop, n, tally)
+        )
+        for n in range(askers)
+    ]
+    threads.append(
+        threading.Thread(target=_editor, args=(url, tokens["load-editor"], uploads, seconds, tally))
+    )
     started = time.monotonic()
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     elapsed = time.monotonic() - started
-    job_states = _wait_jobs(url, tokens["load-editor"], jobs)
-    ordered = sorted(latencies)
+    job_states = _wait_jobs(url, tokens["load-editor"], tally.jobs)
+    ordered = sorted(tally.latencies)
     return {
         "askers": askers,
         "seconds": round(elapsed, 1),
-        "requests": len(latencies),
-        "requests_per_s": round(len(latencies) / elapsed, 2),
+        "requests": len(tally.latencies),
+        "requests_per_s": round(len(tally.latencies) / elapsed, 2),
         "p50_ms": round(statistics.median(ordered) * 1000) if ordered else None,
         "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))] * 1000) if ordered else None,
-        "errors": len(errors),
-        "error_samples": errors[:5],
-        "leaks": len(leaks),
+        "errors": len(tally.errors),
+        "error_samples": tally.errors[:5],
+        "leaks": len(tally.leaks),
         "uploads": uploads,
         "jobs": job_states,
     }
+
+
+def _asker(
+    url: str,
+    token: str,
+    cases: list[dict[str, Any]],
+    canaries: list[str],
+    stop: float,
+    seed: int,
+    tally: _Tally,
+) -> None:
+    """One asker: random cases until ``stop``, each answer's latency, error and leaks."""
+    rng = random.Random(seed)
+    headers = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
+        while time.monotonic() < stop:
+            case = rng.choice(cases)
+            started = time.perf_counter()
+            try:
+                response = client.post("/api/ask", json={"question": case["q"]})
+                text, status = response.text, response.status_code
+            except httpx.HTTPError as exc:
+                text, status = type(exc).__name__, 0
+            took = time.perf_counter() - started
+            with tally.lock:
+                tally.latencies.append(took)
+                if status != 200:
+                    tally.errors.append(f"{status} {text[:120]}")
+                tally.leaks.extend(c for c in canaries if c in text)
+
+
+def _editor(url: str, token: str, uploads: int, seconds: float, tally: _Tally) -> None:
+    """The editor: ``uploads`` files one by one over the first 60 % of the run."""
+    headers = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
+        for n in range(uploads):
+            name, body = _upload_file(n)
+            response = client.post("/api/documents", files=[("files", (name, body))])
+            with tally.lock:
+                if response.status_code == 202:
+                    tally.jobs.append(response.json()["job_id"])
+                else:
+                    tally.errors.append(f"upload {response.status_code} {response.text[:120]}")
+            time.sleep(max(0.0, seconds * 0.6 / uploads))
 
 
 def _wait_jobs(url: str, token: str, jobs: list[str]) -> dict[str, Any]:

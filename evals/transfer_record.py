@@ -26,6 +26,7 @@ from evals.cases import Case, normalise
 if TYPE_CHECKING:
     from docent.wiring import Services
     from generate.extractive import ExtractiveGenerator
+    from generate.result import AskResult
 
 
 def holds(expect: Sequence[str], text: str) -> bool:
@@ -67,9 +68,6 @@ def record_case(
     raw = json.loads(draft.generation.raw_output) if draft.generation else {}
     held = replay_asker(services, replay, shut).ask(case.q, principal, threshold=threshold)
     held_json = ask_json(held)
-    units: dict[str, list[str]] = {}
-    for cid, text in held.generation.pointers if held.generation else ():
-        units.setdefault(cid, []).append(text)
     # A past-version answer (or any answer drafted without the gate) is shown whatever the
     # gate says: it carries no signals.
     signals = (raw.get("answer_gate") or {}).get("signals")
@@ -88,27 +86,30 @@ def record_case(
         "held_outcome": held_json["outcome"],
         "held_tier": held_json["tier"],
         "first_screen": first_screen(case, held_json) if case.must_answer else None,
-        # Every readable passage by rank, with whether each of its units (best first)
-        # holds the expected text, and its place in the answerer's order: what the report
-        # needs to compare excerpt and ordering choices without asking again.
-        "passages": [
-            {
-                "id": hit.chunk.chunk_id,
-                "status": hit.chunk.status,
-                "order": list(units).index(hit.chunk.chunk_id)
-                if hit.chunk.chunk_id in units
-                else 99,
-                "units": [holds(case.expect, t) for t in units.get(hit.chunk.chunk_id, [])[:4]],
-                "text": holds(case.expect, hit.chunk.text),
-            }
-            for hit in sorted(held.hits, key=lambda h: h.rank)
-        ]
-        if case.must_answer
-        else None,
+        "passages": passages(case, held) if case.must_answer else None,
         "retrieved_hold": [holds(case.expect, r["text"]) for r in held_json["retrieved"]]
         if case.must_answer
         else None,
     }
+
+
+def passages(case: Case, held: AskResult) -> list[dict[str, Any]]:
+    """Every readable passage by rank, with whether each of its units (best first) holds
+    the expected text, and its place in the answerer's order: what the report needs to
+    compare excerpt and ordering choices without asking again."""
+    units: dict[str, list[str]] = {}
+    for cid, text in held.generation.pointers if held.generation else ():
+        units.setdefault(cid, []).append(text)
+    return [
+        {
+            "id": hit.chunk.chunk_id,
+            "status": hit.chunk.status,
+            "order": list(units).index(hit.chunk.chunk_id) if hit.chunk.chunk_id in units else 99,
+            "units": [holds(case.expect, t) for t in units.get(hit.chunk.chunk_id, [])[:4]],
+            "text": holds(case.expect, hit.chunk.text),
+        }
+        for hit in sorted(held.hits, key=lambda h: h.rank)
+    ]
 
 
 def open_and_shut(services: Services) -> tuple[ExtractiveGenerator, ExtractiveGenerator]:

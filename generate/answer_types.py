@@ -202,19 +202,9 @@ def expect(question: str) -> Expectation:
     # "What's the most I can spend a night?" asks for a cap, not for a row to be picked.
     limit = bool(_LIMIT.search(asking)) and bool(_VALUE_QUESTION.search(asking))
     superlative = None if limit else _superlative(whole, asking)
-    many = re.search(
-        r"how many ((?:[\w'-]+ ){0,2}?[\w'-]+?)(?= (?:do|does|did|can|could|will|would|"
-        r"are|is|am|should|must|may|might|have|has|of|per|a|an|each|every|in|on|"
-        r"for|i|we|you|they|he|she|it)\b|\?|$)",
-        whole,
-    )
-    if many and re.match(r"times?\b", many.group(1)):
-        return Expectation("frequency", frozenset(), None, superlative)  # "how many times a year"
-    if many:
-        per = re.search(r"\b(?:a|per|each|every) (week|month|year|day|night|km|hour)\b", whole)
-        return Expectation(
-            "quantity", _counted(many.group(1)), stem(per.group(1)) if per else None, superlative
-        )
+    counted = _how_many(whole, superlative)
+    if counted is not None:
+        return counted
     if re.search(r"\bhow long (must|should|can|does|do|will|would|is|are)\b.*\bbe\b\W*$", whole):
         return Expectation("quantity", frozenset(), None, superlative)  # a length, not a time
     if (
@@ -260,6 +250,25 @@ def expect(question: str) -> Expectation:
     if _AUX_START.match(asking) or re.search(r"\b(am i|are we|is it|can i|can we)\b", asking):
         return Expectation("yesno", frozenset(), None, superlative)
     return Expectation("other", frozenset(), None, superlative)
+
+
+def _how_many(whole: str, superlative: Superlative | None) -> Expectation | None:
+    """A count of what "how many" names (per what, when it says so), or a frequency ("how
+    many times a year"); None when the question does not ask how many."""
+    many = re.search(
+        r"how many ((?:[\w'-]+ ){0,2}?[\w'-]+?)(?= (?:do|does|did|can|could|will|would|"
+        r"are|is|am|should|must|may|might|have|has|of|per|a|an|each|every|in|on|"
+        r"for|i|we|you|they|he|she|it)\b|\?|$)",
+        whole,
+    )
+    if many and re.match(r"times?\b", many.group(1)):
+        return Expectation("frequency", frozenset(), None, superlative)  # "how many times a year"
+    if many:
+        per = re.search(r"\b(?:a|per|each|every) (week|month|year|day|night|km|hour)\b", whole)
+        return Expectation(
+            "quantity", _counted(many.group(1)), stem(per.group(1)) if per else None, superlative
+        )
+    return None
 
 
 def _superlative(whole: str, asking: str) -> Superlative | None:

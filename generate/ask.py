@@ -39,7 +39,7 @@ from docent.views import hit_json, passage_ref
 from generate.checks import CheckResult, gate, verify
 from generate.errors import LLMUnavailable
 from generate.outcomes import citation_to_dict
-from generate.protocols import Generation, Generator, SearcherLike
+from generate.protocols import Generation, Generator, SearcherLike, SearchResultLike
 from generate.reasons import reason_for
 from generate.result import AskResult, Handoff
 from generate.trace import save_trace
@@ -94,53 +94,18 @@ class Asker:
             raise InvalidInput(f"question is longer than {MAX_QUESTION_CHARS} characters")
         timings: dict[str, float] = {}
         started = self._clock()
-
-        mark = self._clock()
-        found = self.searcher.search(
-            question, principal, threshold=threshold, exclude_chunk_ids=tuple(exclude_chunk_ids)
-        )
-        timings["retrieval"] = _ms(self._clock() - mark)
-        for stage, ms in found.timings_ms.items():
-            timings[f"retrieval.{stage}"] = float(ms)
-
-        checks: list[CheckResult] = []
+        found = self._search(question, principal, exclude_chunk_ids, threshold, timings)
         hits = self._readable(found.hits, principal)
         cut = self._readable(found.cut, principal)
         leaked = len(found.hits) + len(found.cut) - len(hits) - len(cut)
-        checks.append(
+        checks: list[CheckResult] = [
             CheckResult(
                 "permission_recheck",
                 leaked == 0,
                 f"dropped {leaked} hit(s) the principal may not read" if leaked else "",
             )
-        )
-
-        prompt: RenderedPrompt | None = None
-        generation: Generation | None = None
-        outcome: Outcome
-        gated = gate(hits)
-        if gated is not None:
-            outcome = gated
-            checks.append(CheckResult("gate", False, "no hit cleared the relevance threshold"))
-        else:
-            checks.append(CheckResult("gate", True))
-            mark = self._clock()
-            prompt = render(question, hits, self.budget_tokens, self.count_tokens)
-            timings["render"] = _ms(self._clock() - mark)
-            mark = self._clock()
-            try:
-                generation = self.generator.generate(prompt, prompt.kept)
-            except LLMUnavailable as exc:
-                detail = f"{MODEL_UNAVAILABLE}: {exc.message}"
-                outcome = Declined("requires_human", detail)
-                checks.append(CheckResult("model_call", False, exc.message))
-            timings["generate"] = _ms(self._clock() - mark)
-            if generation is not None:
-                mark = self._clock()
-                outcome, verified = verify(generation.outcome, prompt)
-                checks.extend(verified)
-                timings["checks"] = _ms(self._clock() - mark)
-
+        ]
+        outcome, prompt, generation = self._answer(question, hits, checks, timings)
         result = AskResult(
             trace_id=self._new_trace_id(),
             question=question,
@@ -160,6 +125,60 @@ class Asker:
             reason=reason_for(generation.outcome if generation else None, checks),
             scope=found.scope,
         )
+        self._finish(result, timings, started)
+        return result
+
+    def _search(
+        self,
+        question: str,
+        principal: Principal,
+        exclude_chunk_ids: Sequence[str],
+        threshold: float | None,
+        timings: dict[str, float],
+    ) -> SearchResultLike:
+        """Retrieval, timed as a whole and per stage into ``timings``."""
+        mark = self._clock()
+        found = self.searcher.search(
+            question, principal, threshold=threshold, exclude_chunk_ids=tuple(exclude_chunk_ids)
+        )
+        timings["retrieval"] = _ms(self._clock() - mark)
+        for stage, ms in found.timings_ms.items():
+            timings[f"retrieval.{stage}"] = float(ms)
+        return found
+
+    def _answer(
+        self,
+        question: str,
+        hits: tuple[Hit, ...],
+        checks: list[CheckResult],
+        timings: dict[str, float],
+    ) -> tuple[Outcome, RenderedPrompt | None, Generation | None]:
+        """The gate, then render, generate and verify when it lets the hits through; each
+        step's check appended to ``checks`` and its time to ``timings``."""
+        gated = gate(hits)
+        if gated is not None:
+            checks.append(CheckResult("gate", False, "no hit cleared the relevance threshold"))
+            return gated, None, None
+        checks.append(CheckResult("gate", True))
+        mark = self._clock()
+        prompt = render(question, hits, self.budget_tokens, self.count_tokens)
+        timings["render"] = _ms(self._clock() - mark)
+        mark = self._clock()
+        try:
+            generation = self.generator.generate(prompt, prompt.kept)
+        except LLMUnavailable as exc:
+            checks.append(CheckResult("model_call", False, exc.message))
+            timings["generate"] = _ms(self._clock() - mark)
+            return Declined("requires_human", f"{MODEL_UNAVAILABLE}: {exc.message}"), prompt, None
+        timings["generate"] = _ms(self._clock() - mark)
+        mark = self._clock()
+        outcome, verified = verify(generation.outcome, prompt)
+        checks.extend(verified)
+        timings["checks"] = _ms(self._clock() - mark)
+        return outcome, prompt, generation
+
+    def _finish(self, result: AskResult, timings: dict[str, float], started: float) -> None:
+        """The total time, and the trace saved when there is a database (timed too)."""
         if self.sessions is not None:
             mark = self._clock()
             timings["total"] = _ms(mark - started)
@@ -167,7 +186,6 @@ class Asker:
             timings["trace"] = _ms(self._clock() - mark)
         else:
             timings["total"] = _ms(self._clock() - started)
-        return result
 
     def _readable(self, hits: Sequence[Hit], principal: Principal) -> tuple[Hit, ...]:
         return tuple(

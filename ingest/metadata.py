@@ -165,28 +165,8 @@ def resolve_metadata(
         raise BadMetadata(
             source, "access_level", f"default level {default_level!r} is not configured"
         )
-    merged: dict[str, str] = {}
-    layers: list[Mapping[str, str | None]] = [
-        properties,
-        manifest_row.fields() if manifest_row else {},
-        overrides,
-    ]
-    for layer in layers:
-        for key, value in layer.items():
-            if key in FIELDS and value is not None and str(value).strip():
-                merged[key] = str(value).strip()
-
-    level = merged.get("access_level", default_level)
-    if level not in levels:
-        lowered = level.lower()
-        if lowered not in levels:
-            raise BadMetadata(
-                source,
-                "access_level",
-                f"access level {level!r} is not one of {', '.join(levels)}",
-            )
-        level = lowered
-
+    merged = _merged(properties, manifest_row, overrides)
+    level = _access_level(source, merged.get("access_level", default_level), levels)
     effective = (
         parse_date(merged["effective_date"], source=source, field="effective_date")
         if "effective_date" in merged
@@ -211,6 +191,39 @@ def resolve_metadata(
         doc_type=merged.get("doc_type"),
         status=derive_status(effective, superseded_by, False, today),
     )
+
+
+def _merged(
+    properties: Mapping[str, str],
+    manifest_row: ManifestRow | None,
+    overrides: Mapping[str, str | None],
+) -> dict[str, str]:
+    """The known fields of each layer over the one before, blank values skipped."""
+    merged: dict[str, str] = {}
+    layers: list[Mapping[str, str | None]] = [
+        properties,
+        manifest_row.fields() if manifest_row else {},
+        overrides,
+    ]
+    for layer in layers:
+        for key, value in layer.items():
+            if key in FIELDS and value is not None and str(value).strip():
+                merged[key] = str(value).strip()
+    return merged
+
+
+def _access_level(source: str, level: str, levels: Sequence[str]) -> str:
+    """A configured level, as given or in lower case."""
+    if level not in levels:
+        lowered = level.lower()
+        if lowered not in levels:
+            raise BadMetadata(
+                source,
+                "access_level",
+                f"access level {level!r} is not one of {', '.join(levels)}",
+            )
+        level = lowered
+    return level
 
 
 def check_successors(

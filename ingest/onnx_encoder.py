@@ -288,6 +288,14 @@ def cached_export(
                 found = replace(found, files_stat=stat)
                 _write_record(record_path, found, name)
             return onnx_path, found
+    return onnx_path, _export_again(export, cache_dir, name, model_hash)
+
+
+def _export_again(
+    export: Callable[[Path], float], cache_dir: Path, name: str, model_hash: str
+) -> ExportRecord:
+    """Export into ``cache_dir`` (through a partial file, replaced into place) and record it."""
+    onnx_path, record_path = cache_dir / f"{name}.onnx", cache_dir / f"{name}.json"
     cache_dir.mkdir(parents=True, exist_ok=True)
     partial = cache_dir / f".{name}.{os.getpid()}.onnx"
     started = time.perf_counter()
@@ -310,7 +318,7 @@ def cached_export(
         record.export_s,
         distance,
     )
-    return onnx_path, record
+    return record
 
 
 def _write_record(record_path: Path, record: ExportRecord, name: str) -> None:

@@ -186,56 +186,12 @@ class Searcher:
         acl = access_filter(
             principal, self.levels, include_pending=include_pending, exclude_chunk_ids=excluded
         )
-        with clock.stage("keyword_refresh"):
-            snapshot = self.keyword.refresh(version)
-        with clock.stage("bm25"):
-            mask = snapshot.access.mask_for(acl)
-            depth = self.leg_top_n * (SCOPED_FETCH if scope else 1)
-            bm25_hits = snapshot.search(text, mask, depth)
-            if snapshot.version != version:
-                # The previous version serves while the new one builds: read its hits back
-                # from the index and apply the filter to what is there now, so a deleted or
-                # re-marked chunk is never served stale.
-                fresh = self.index.get([c.chunk_id for c, _ in bm25_hits])
-                bm25_hits = [
-                    (fresh[c.chunk_id].chunk, score)
-                    for c, score in bm25_hits
-                    if c.chunk_id in fresh and acl.allows(fresh[c.chunk_id].chunk)
-                ]
-        with clock.stage("embed"):
-            query_vector = self.embedder.embed([text])[0]
-        with clock.stage("vector"):
-            vector_hits = self.index.search(query_vector, acl, depth)
-
+        bm25_hits, vector_hits = self._legs(text, acl, version, clock, scope)
         with clock.stage("fuse"):
             allowed = _Allowed(acl, principal.user_id)
-            # A question naming one collection is answered from its documents only.
-            bm25_ids = [c.chunk_id for c, _ in bm25_hits if allowed(c) and _within(scope, c.source)]
-            vector_ids = [
-                c.chunk_id for c, _ in vector_hits if allowed(c) and _within(scope, c.source)
-            ]
-            # As deep as an unscoped leg, once the other collections are gone.
-            bm25_ids, vector_ids = bm25_ids[: self.leg_top_n], vector_ids[: self.leg_top_n]
-            fused = rrf([bm25_ids, vector_ids], self.rrf_k)[: self.fused_top_m]
-            chunks: dict[str, Chunk] = {c.chunk_id: c for c, _ in bm25_hits}
-            # The vector leg read Qdrant just now: its payload (status) is the fresher.
-            chunks.update((c.chunk_id, c) for c, _ in vector_hits)
-            bm25_rank = {cid: r for r, cid in enumerate(bm25_ids, start=1)}
-            vector_rank = {cid: r for r, cid in enumerate(vector_ids, start=1)}
-            candidates = [
-                Hit(
-                    chunk=chunks[cid],
-                    rank=rank,
-                    score=score,
-                    bm25_rank=bm25_rank.get(cid),
-                    vector_rank=vector_rank.get(cid),
-                    fused_score=score,
-                )
-                for rank, (cid, score) in enumerate(fused, start=1)
-            ]
-
+            fusion = self._fuse(bm25_hits, vector_hits, allowed, scope)
         with clock.stage("rerank"):
-            reranked = self.reranker.rerank(text, candidates)
+            reranked = self.reranker.rerank(text, fusion.candidates)
             if self.order is not None:
                 reranked = self.order.order(text, reranked)
         with clock.stage("cut"):
@@ -244,12 +200,90 @@ class Searcher:
             kept, dropped = cut(ordered, threshold, top_k)
 
         stages = {
-            "bm25": tuple(bm25_ids),
-            "vector": tuple(vector_ids),
-            "fused": tuple(cid for cid, _ in fused),
+            "bm25": fusion.bm25_ids,
+            "vector": fusion.vector_ids,
+            "fused": tuple(cid for cid, _ in fusion.fused),
             "reranked": tuple(h.chunk.chunk_id for h in ordered),
         }
         return kept, dropped, version, stages
+
+    def _legs(
+        self,
+        text: str,
+        acl: AccessFilter,
+        version: int,
+        clock: _Clock,
+        scope: NamedCollection | None,
+    ) -> tuple[list[tuple[Chunk, float]], list[tuple[Chunk, float]]]:
+        """The BM25 leg and the vector leg, each with the permission filter inside."""
+        with clock.stage("keyword_refresh"):
+            snapshot = self.keyword.refresh(version)
+        with clock.stage("bm25"):
+            mask = snapshot.access.mask_for(acl)
+            depth = self.leg_top_n * (SCOPED_FETCH if scope else 1)
+            bm25_hits = snapshot.search(text, mask, depth)
+            if snapshot.version != version:
+                bm25_hits = self._read_back(bm25_hits, acl)
+        with clock.stage("embed"):
+            query_vector = self.embedder.embed([text])[0]
+        with clock.stage("vector"):
+            vector_hits = self.index.search(query_vector, acl, depth)
+        return bm25_hits, vector_hits
+
+    def _read_back(
+        self, bm25_hits: list[tuple[Chunk, float]], acl: AccessFilter
+    ) -> list[tuple[Chunk, float]]:
+        """The previous version serves while the new one builds: read its hits back from the
+        index and apply the filter to what is there now, so a deleted or re-marked chunk is
+        never served stale."""
+        fresh = self.index.get([c.chunk_id for c, _ in bm25_hits])
+        return [
+            (fresh[c.chunk_id].chunk, score)
+            for c, score in bm25_hits
+            if c.chunk_id in fresh and acl.allows(fresh[c.chunk_id].chunk)
+        ]
+
+    def _fuse(
+        self,
+        bm25_hits: list[tuple[Chunk, float]],
+        vector_hits: list[tuple[Chunk, float]],
+        allowed: _Allowed,
+        scope: NamedCollection | None,
+    ) -> _Fusion:
+        """The two legs' readable ids (within the scope), fused by RRF into candidates."""
+        # A question naming one collection is answered from its documents only.
+        bm25_ids = [c.chunk_id for c, _ in bm25_hits if allowed(c) and _within(scope, c.source)]
+        vector_ids = [c.chunk_id for c, _ in vector_hits if allowed(c) and _within(scope, c.source)]
+        # As deep as an unscoped leg, once the other collections are gone.
+        bm25_ids, vector_ids = bm25_ids[: self.leg_top_n], vector_ids[: self.leg_top_n]
+        fused = rrf([bm25_ids, vector_ids], self.rrf_k)[: self.fused_top_m]
+        chunks: dict[str, Chunk] = {c.chunk_id: c for c, _ in bm25_hits}
+        # The vector leg read Qdrant just now: its payload (status) is the fresher.
+        chunks.update((c.chunk_id, c) for c, _ in vector_hits)
+        bm25_rank = {cid: r for r, cid in enumerate(bm25_ids, start=1)}
+        vector_rank = {cid: r for r, cid in enumerate(vector_ids, start=1)}
+        candidates = [
+            Hit(
+                chunk=chunks[cid],
+                rank=rank,
+                score=score,
+                bm25_rank=bm25_rank.get(cid),
+                vector_rank=vector_rank.get(cid),
+                fused_score=score,
+            )
+            for rank, (cid, score) in enumerate(fused, start=1)
+        ]
+        return _Fusion(tuple(bm25_ids), tuple(vector_ids), fused, candidates)
+
+
+@dataclass(frozen=True)
+class _Fusion:
+    """The fused candidates, with each leg's ranked ids and the fused ranking they came from."""
+
+    bm25_ids: tuple[str, ...]
+    vector_ids: tuple[str, ...]
+    fused: list[tuple[str, float]]
+    candidates: list[Hit]
 
 
 def _within(scope: NamedCollection | None, source: str) -> bool:

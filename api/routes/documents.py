@@ -4,6 +4,7 @@ document's chunks, retire. Editors see only the documents their clearance reache
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
@@ -12,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from api.deps import DbDep, EditorDep, ServicesDep, SettingsDep
 from api.jobs import start
-from api.ports import ingestor_of
+from api.ports import IngestorPort, ingestor_of
 from api.uploads import (
     Accepted,
     Rejected,
@@ -146,16 +147,14 @@ def upload(
         save_upload(f.file, f.filename, folder, settings, taken) for f in files
     ]
     results = refuse_hidden_names(services, user, results)
-    overrides: dict[str, str | None] = {
-        **meta,
-        "owner": (owner or "").strip() or None,
-        "superseded_by": (superseded_by or "").strip() or None,
-        "doc_type": (doc_type or "").strip() or None,
-        "title": (title or "").strip() or None,
-    }
-    if supersedes and supersedes.strip():
-        overrides["supersedes"] = supersedes.strip()
-    overrides = {k: v for k, v in overrides.items() if v is not None}
+    overrides = upload_overrides(
+        meta,
+        owner=owner,
+        supersedes=supersedes,
+        superseded_by=superseded_by,
+        doc_type=doc_type,
+        title=title,
+    )
     results = with_audience(results, settings, overrides, user.principal)
     accepted = [r for r in results if isinstance(r, Accepted)]
     rejected = [r for r in results if isinstance(r, Rejected)]
@@ -166,8 +165,25 @@ def upload(
             f"no file was accepted: {describe_rejections(rejected) or 'no files sent'}",
             detail=rejected_view,
         )
+    job_id = submit_upload(ingestor, user, folder, accepted, overrides)
+    start(request.app.state.job_runner, ingestor.run, job_id)
+    return {
+        "job_id": job_id,
+        "accepted": [accepted_view(a) for a in accepted],
+        "rejected": rejected_view,
+    }
+
+
+def submit_upload(
+    ingestor: IngestorPort,
+    user: CurrentUser,
+    folder: Path,
+    accepted: list[Accepted],
+    overrides: dict[str, str | None],
+) -> str:
+    """The accepted files as one ingest job; the upload folder removed if it is refused."""
     try:
-        job_id = ingestor.submit(
+        return ingestor.submit(
             [a.path for a in accepted],
             root=folder,
             manifest=None,
@@ -179,21 +195,39 @@ def upload(
     except Exception:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    start(request.app.state.job_runner, ingestor.run, job_id)
+
+
+def upload_overrides(
+    meta: dict[str, str | None],
+    *,
+    owner: str | None,
+    supersedes: str | None,
+    superseded_by: str | None,
+    doc_type: str | None,
+    title: str | None,
+) -> dict[str, str | None]:
+    """The upload's form fields over every file's own metadata: a blank field is left out."""
+    overrides: dict[str, str | None] = {
+        **meta,
+        "owner": (owner or "").strip() or None,
+        "superseded_by": (superseded_by or "").strip() or None,
+        "doc_type": (doc_type or "").strip() or None,
+        "title": (title or "").strip() or None,
+    }
+    if supersedes and supersedes.strip():
+        overrides["supersedes"] = supersedes.strip()
+    return {k: v for k, v in overrides.items() if v is not None}
+
+
+def accepted_view(accepted: Accepted) -> dict[str, Any]:
+    """One accepted file as the upload's answer lists it."""
     return {
-        "job_id": job_id,
-        "accepted": [
-            {
-                "filename": a.filename,
-                "source": a.filename,
-                "bytes": a.bytes,
-                "access_level": a.access_level,
-                "groups": list(a.groups),
-                "level_from": a.level_from,
-            }
-            for a in accepted
-        ],
-        "rejected": rejected_view,
+        "filename": accepted.filename,
+        "source": accepted.filename,
+        "bytes": accepted.bytes,
+        "access_level": accepted.access_level,
+        "groups": list(accepted.groups),
+        "level_from": accepted.level_from,
     }
 
 

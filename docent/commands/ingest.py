@@ -16,6 +16,8 @@ import typer
 from docent.cli_support import one_line_errors
 
 if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
     from docent.settings import Settings
     from ingest.pipeline import FileResult, Ingestor
 
@@ -45,6 +47,8 @@ def _source_of(target: str, paths: list[Path], manifest: Path | None) -> str:
 def _run_with_progress(ingestor: Ingestor, job_id: str, show: bool) -> None:
     """Ingest with a progress bar on a terminal: files done/total, chunks/s, elapsed, ETA.
     ``show`` false (``--json``, or stdout not a terminal): nothing extra is printed."""
+    # rich.progress is imported here, not at the top: `docent` imports this module at every
+    # start, and rich.progress takes ~0.25 s to import (measured with -X importtime).
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -66,50 +70,61 @@ def _run_with_progress(ingestor: Ingestor, job_id: str, show: bool) -> None:
     with Progress(*columns, disable=not show, transient=False) as bar:
         task = bar.add_task("", total=total, chunks=0, rate="-", eta="-")
         if not ingestor.uses_workers:
-            first = ingestor.job_status(job_id)["files_done"]
-            bar.update(task, completed=first)
-            started, chunks, done = time.monotonic(), 0, first
-
-            def advance(result: FileResult) -> None:
-                # Rate and ETA over the whole run: files finish in bursts, one per batch.
-                nonlocal chunks, done
-                chunks += result.chunks if result.state == "indexed" else 0
-                done += 1
-                elapsed = max(time.monotonic() - started, 1e-9)
-                bar.update(
-                    task,
-                    advance=1,
-                    description=result.source,
-                    chunks=chunks,
-                    rate=f"{chunks / elapsed:.1f}",
-                    eta=_clock(elapsed * (total - done) / max(done - first, 1)),
-                )
-
-            ingestor.run(job_id, on_file=advance)
+            _run_inline(ingestor, job_id, bar, task, total)
             return
         ingestor.run(job_id)
-        started, hinted = time.monotonic(), False
-        while True:  # workers write progress to the DB; watch it there
-            status = ingestor.job_status(job_id)
-            rate = "-" if status["chunks_per_s"] is None else f"{status['chunks_per_s']:.1f}"
-            bar.update(
-                task,
-                completed=status["files_done"],
-                description=status["state"],
-                chunks=status["chunks"],
-                rate=rate,
-                eta="-" if status["eta_s"] is None else _clock(status["eta_s"]),
+        _watch_workers(ingestor, job_id, bar, task)
+
+
+def _run_inline(ingestor: Ingestor, job_id: str, bar: Progress, task: TaskID, total: int) -> None:
+    """Run the job here, advancing the bar as each file finishes."""
+    first = ingestor.job_status(job_id)["files_done"]
+    bar.update(task, completed=first)
+    started, chunks, done = time.monotonic(), 0, first
+
+    def advance(result: FileResult) -> None:
+        # Rate and ETA over the whole run: files finish in bursts, one per batch.
+        nonlocal chunks, done
+        chunks += result.chunks if result.state == "indexed" else 0
+        done += 1
+        elapsed = max(time.monotonic() - started, 1e-9)
+        bar.update(
+            task,
+            advance=1,
+            description=result.source,
+            chunks=chunks,
+            rate=f"{chunks / elapsed:.1f}",
+            eta=_clock(elapsed * (total - done) / max(done - first, 1)),
+        )
+
+    ingestor.run(job_id, on_file=advance)
+
+
+def _watch_workers(ingestor: Ingestor, job_id: str, bar: Progress, task: TaskID) -> None:
+    """Follow a job the workers run: they write progress to the DB; watch it there until
+    the job ends, with a hint when no worker takes it."""
+    started, hinted = time.monotonic(), False
+    while True:
+        status = ingestor.job_status(job_id)
+        rate = "-" if status["chunks_per_s"] is None else f"{status['chunks_per_s']:.1f}"
+        bar.update(
+            task,
+            completed=status["files_done"],
+            description=status["state"],
+            chunks=status["chunks"],
+            rate=rate,
+            eta="-" if status["eta_s"] is None else _clock(status["eta_s"]),
+        )
+        if status["state"] in ("succeeded", "failed", "cancelled"):
+            return
+        if status["state"] == "queued" and not hinted and time.monotonic() - started > 30:
+            typer.echo(
+                f"waiting for a worker to take job {job_id}: is `docent worker` "
+                "running with the same DOCENT_BROKER_URL?",
+                err=True,
             )
-            if status["state"] in ("succeeded", "failed", "cancelled"):
-                return
-            if status["state"] == "queued" and not hinted and time.monotonic() - started > 30:
-                typer.echo(
-                    f"waiting for a worker to take job {job_id}: is `docent worker` "
-                    "running with the same DOCENT_BROKER_URL?",
-                    err=True,
-                )
-                hinted = True
-            time.sleep(POLL_S)
+            hinted = True
+        time.sleep(POLL_S)
 
 
 class _EchoHandler(logging.Handler):
