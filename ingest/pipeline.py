@@ -28,8 +28,9 @@ from docent.views import chunk_json
 from ingest import jobs, planning
 from ingest.batching import BATCH_TEXTS, Prepared, VectorMemo
 from ingest.disk import DiskRoom, write_size
-from ingest.errors import EmptyDocument, IngestError, QueueUnavailable, UnreadableFile
+from ingest.errors import IngestError, QueueUnavailable
 from ingest.faults import Failed, Transient, attempt
+from ingest.one_file import chunk_file
 from ingest.registry import ContentChanged, Registry, WriteResult
 from ingest.task_metadata import TaskMetadata
 
@@ -255,7 +256,18 @@ class Ingestor:
                 jobs.finish_job_if_done(session, row.job_id)
                 return FileResult(job_file_id, row.source, "skipped", row.chunks, row.error)
         started = time.monotonic()
-        outcome = attempt(task, transient, lambda: self._chunk(task, started))
+        outcome = attempt(
+            task,
+            transient,
+            lambda: chunk_file(
+                task,
+                started,
+                metadata=self._metadata,
+                registry=self.registry,
+                chunk_tokens=self._settings.chunk_tokens,
+                progress=lambda share: self._progress(task, share),
+            ),
+        )
         if isinstance(outcome, Prepared):
             return outcome
         return self._finish(task, outcome, started)
@@ -376,40 +388,6 @@ class Ingestor:
         }
 
     # --- one file ------------------------------------------------------------------------
-    def _chunk(self, task: jobs.FileTask, started: float) -> WriteResult | Prepared:
-        """Partition, resolve metadata, chunk and classify: a ``WriteResult`` when no vectors
-        are needed (unchanged, or metadata re-marked in place), else ``Prepared``."""
-        # Imported here: unstructured pulls in spaCy and torch (seconds), which listing
-        # documents or watching a job never needs.
-        from ingest.chunking import chunk_by_heading
-        from ingest.partition import partition_file
-
-        if not task.path.is_file():
-            raise UnreadableFile(task.source, "no such file")
-        parsed = partition_file(task.path, task.source)
-        self._progress(task, 0.2)
-        meta = self._metadata.resolve(task, parsed.properties)
-        chunks = chunk_by_heading(
-            parsed.elements,
-            source=task.source,
-            doc_id=meta.doc_id,
-            budget_tokens=self._settings.chunk_tokens,
-            root_title=meta.title,
-        )
-        if not chunks:
-            raise EmptyDocument(task.source, "no text to index after partitioning")
-        self._progress(task, 0.3)
-        force = bool(task.params.get("force"))
-        change = self.registry.classify(meta, chunks, force)
-        if change == "unchanged":
-            return WriteResult("unchanged", len(chunks), None)
-        if change == "metadata":
-            written = self.registry.write(meta, chunks, None, force=force)
-            if not isinstance(written, ContentChanged):
-                return written
-            # The content changed under us since classify: embed and write.
-        return Prepared(task, meta, tuple(chunks), force, started)
-
     def _progress(self, task: jobs.FileTask, progress: float) -> None:
         with session_scope(self._sessions) as session:
             jobs.set_progress(session, task.job_file_id, progress)

@@ -3,10 +3,12 @@ at 1280 and 390 px: no serious or critical violation) and kept as screenshots
 (test-output/screenshots/<name>-<width>-<scheme>.png): sign-in and its error, the empty ask
 page, an answer (and marked as answering), an answer from a past version and its superseded
 passage, a cited passage, both non-answers (probably here, not covered) and the handoff
-sent, the owner's handoffs open and closed and an asker's, gaps, documents and a failed upload, one
-document, jobs with a failed one, and the 403 and 404 pages. Each test first asserts the
-page shows what it is about, so a check never passes on an empty or wrong page. One browser
-context per user for the module; 1-5 s a page (four axe runs, four screenshots)."""
+sent, the owner's handoffs open and closed and an asker's, the asker's history with the reply,
+gaps, the feedback per document, documents and a failed upload, one document, jobs with a
+failed one, the admin's users, one user and the audit log, and the 403 and 404 pages. Each
+test first asserts the page shows what it is about, so a check never passes on an empty or
+wrong page. One browser context per user for the module; 1-5 s a page (four axe runs,
+four screenshots)."""
 
 from __future__ import annotations
 
@@ -146,10 +148,10 @@ def test_handoffs_of_the_owner(
     page.goto("/handoffs")
     card = page.locator(".handoff", has_text=HANDED_OFF)
     assert card.count() == 1
-    assert card.get_by_role("button", name="Close handoff").is_visible()
+    assert card.get_by_role("button", name="Send reply").is_visible()
     check_page(page, "handoffs")
-    card.get_by_label("Resolution").fill("Parrots stay off camera; see the video-call guide.")
-    card.get_by_role("button", name="Close handoff").click()
+    card.get_by_label("Reply to ada").fill("Parrots stay off camera; see the video-call guide.")
+    card.get_by_role("button", name="Send reply").click()
     card.wait_for(state="detached")
     page.goto("/handoffs?state=closed")
     closed = page.locator(".handoff", has_text=HANDED_OFF)
@@ -239,3 +241,32 @@ def test_error_pages(
     assert response.status == status
     assert page.inner_text("h1") == title
     check_page(page, f"error-{status}" + ("" if who else "-anonymous"))
+
+
+def test_history_with_a_reply(page_as: Callable[[str | None], Any]) -> None:
+    # After test_handoffs_of_the_owner: eddie's reply to ada's handed-off question.
+    page = page_as("ada")
+    page.goto("/history")
+    item = page.locator(".history-item", has_text=HANDED_OFF)
+    assert item.count() == 1 and "Parrots stay off camera" in item.inner_text()
+    check_page(page, "history")
+
+
+def test_feedback_per_document(page_as: Callable[[str | None], Any]) -> None:
+    page = page_as("eddie")
+    page.goto("/feedback")
+    assert page.inner_text("h1") == "Feedback per document"
+    check_page(page, "feedback")
+
+
+def test_users_one_user_and_the_audit_log(page_as: Callable[[str | None], Any]) -> None:
+    page = page_as("admin")
+    page.goto("/users")
+    assert page.locator("tr", has_text="ada").count() >= 1
+    check_page(page, "users")
+    page.goto("/users/ada")
+    assert "ada" in page.inner_text("h1").lower()
+    check_page(page, "users-ada")
+    page.goto("/audit")
+    assert page.inner_text("h1") == "Audit log"
+    check_page(page, "audit")
