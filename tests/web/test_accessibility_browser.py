@@ -263,6 +263,10 @@ def test_users_one_user_and_the_audit_log(page_as: Callable[[str | None], Any]) 
     page = page_as("admin")
     page.goto("/users")
     assert page.locator("tr", has_text="ada").count() >= 1
+    # The admin's nav is the longest: at 1280 px every item is in sight, none cut off.
+    nav = page.locator(".mainnav")
+    assert nav.evaluate("n => n.scrollWidth - n.clientWidth") <= 0
+    assert nav.get_by_role("link", name="Users").is_visible()
     check_page(page, "users")
     page.goto("/users/ada")
     assert "ada" in page.inner_text("h1").lower()
