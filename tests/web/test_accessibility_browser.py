@@ -249,6 +249,7 @@ def test_history_with_a_reply(page_as: Callable[[str | None], Any]) -> None:
     page.goto("/history")
     item = page.locator(".history-item", has_text=HANDED_OFF)
     assert item.count() == 1 and "Parrots stay off camera" in item.inner_text()
+    assert "the asker" not in page.inner_text("#history-list")  # words for the asker
     check_page(page, "history")
 
 
