@@ -166,8 +166,10 @@ def demo(
                 f"  {demo_user.username:<6} {password:<14} {demo_user.clearance:<13} "
                 f"{','.join(demo_user.roles):<16} {demo_user.about}"
             )
-        typer.echo("\nTry, as ada: 'How many days a week can I work remotely?'")
-        typer.echo("Then, as ada: 'What is the severance policy?' (confidential: not for ada)")
+        typer.echo("\nTry, as ada: 'How big is my annual budget for courses and conferences?'")
+        typer.echo("  (a checked answer), 'How many days a week can I work remotely?' (not a")
+        typer.echo("  checked answer: the passages it is probably in), and 'What is the severance")
+        typer.echo("  policy?' (confidential: not for ada)")
         if serve_ui:
             try:
                 serve_app(services, host or settings.host, port or settings.port)
