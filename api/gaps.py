@@ -94,9 +94,7 @@ def _similar_open_gap(
             ContentGap.question_vector.is_not(None),
         )
     ).all()
-    # A JSON column stores Python None as JSON null, which ``is_not(None)`` lets through: a
-    # gap recorded without a vector (from a handoff) is skipped here.
-    scored = [(cosine(vector, row.question_vector), row.id) for row in rows if row.question_vector]
+    scored = [(cosine(vector, row.question_vector), row.id) for row in rows]
     best = max(scored, default=None)
     return best[1] if best is not None and best[0] >= threshold else None
 

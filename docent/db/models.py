@@ -218,7 +218,9 @@ class ContentGap(Base):
     state: Mapped[str] = mapped_column(String(20), default="open", index=True)
     # The first asking's question vector (the query encoder's, unit length): near-duplicate
     # questions merge into this gap by cosine (DOCENT_GAP_MERGE_SIMILARITY).
-    question_vector: Mapped[list[float] | None] = mapped_column(JSON)
+    # none_as_null: a gap without a vector (one a handoff became) is SQL NULL, not JSON null,
+    # so ``question_vector IS NOT NULL`` leaves it out of the merge search.
+    question_vector: Mapped[list[float] | None] = mapped_column(JSON(none_as_null=True))
     closed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     closed_source: Mapped[str | None] = mapped_column(String(1000))  # the document covering it
     closed_job: Mapped[str | None] = mapped_column(String(36))  # the ingest job after which
