@@ -61,11 +61,10 @@ def everyone(session: Session, levels: Sequence[str]) -> Principal:
     return Principal(EVERYONE, levels[-1], frozenset(groups))
 
 
-def covering_source(
-    session: Session, finder: HitsFinder, question: str, levels: Sequence[str]
-) -> str | None:
-    """The best document with a passage over the relevance bar for anyone, or ``None``."""
-    hits = finder.search(question, everyone(session, levels)).hits
+def covering_source(finder: HitsFinder, question: str, reader: Principal) -> str | None:
+    """The best document with a passage over the relevance bar for ``reader`` (``everyone``),
+    or ``None``."""
+    hits = finder.search(question, reader).hits
     best = min(hits, key=lambda h: h.rank) if hits else None
     return best.chunk.source if best else None
 
@@ -223,12 +222,14 @@ def recheck_open_gaps(
         open_gaps = session.execute(
             select(ContentGap.id, ContentGap.question).where(ContentGap.state == OPEN)
         ).all()
-    if not open_gaps:
+        # Once for every gap: it reads every document's groups.
+        reader = everyone(session, levels) if open_gaps else None
+    if reader is None:
         return []
     search, closed = finder(), []
     for gap_id, question in open_gaps:
+        source = covering_source(search, question, reader)
         with session_scope(sessions) as session:
-            source = covering_source(session, search, question, levels)
             gap = session.get(ContentGap, gap_id)
             if source is None or gap is None or gap.state != OPEN:
                 continue

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from api.deps import AnyUserDep, AskerDep, DbDep, ServicesDep
-from api.gaps import covering_source, is_gap_candidate, record_gap
+from api.gaps import covering_source, everyone, is_gap_candidate, record_gap
 from api.metrics import stage_timings
 from api.passages import fetch_chunks, highlight_spans, passage_blocks
 from api.ports import ask_json_of, asker_of
@@ -76,7 +76,7 @@ def _record_if_real_gap(
     """Nothing the asker may read matched; a gap only if nothing matches for anyone either.
     Otherwise the passages exist above the asker: a permission refusal, no gap for anyone."""
     levels = services.settings.access_levels
-    if covering_source(db, services.searcher, question, levels) is not None:
+    if covering_source(services.searcher, question, everyone(db, levels)) is not None:
         return
     retrieved = [str(r["source"]) for r in body.get("retrieved") or [] if r.get("source")]
     record_gap(
