@@ -30,7 +30,7 @@ from api.users import (
     mint_token,
     set_password,
 )
-from docent.db.models import ApiToken, User
+from docent.db.models import ApiToken, User, as_utc
 from docent.errors import Conflict, InvalidInput, NotFound
 
 
@@ -228,7 +228,7 @@ def revoke(db: Session, actor: Actor, target: str) -> str:
 def _iso(moment: datetime | None) -> str | None:
     if moment is None:
         return None
-    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).isoformat()
+    return as_utc(moment).isoformat()
 
 
 def token_json(token: ApiToken) -> dict[str, Any]:

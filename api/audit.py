@@ -11,13 +11,12 @@ from __future__ import annotations
 import getpass
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from docent.db.models import AuditEntry
+from docent.db.models import AuditEntry, as_utc
 
 ACTIONS = {
     "user.added": "added the user",
@@ -103,16 +102,11 @@ def recent(db: Session, limit: int = 100, target: str | None = None) -> list[Aud
     return list(db.execute(query.limit(max(1, min(limit, MAX_LIMIT)))).scalars())
 
 
-def _utc(moment: datetime) -> datetime:
-    # SQLite hands back naive datetimes; every time stored here is UTC.
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
 def audit_json(entry: AuditEntry) -> dict[str, Any]:
     """One audit entry, as ``GET /api/admin/audit`` and ``docent audit --json`` show it."""
     return {
         "id": entry.id,
-        "at": _utc(entry.at).isoformat(),
+        "at": as_utc(entry.at).isoformat(),
         "actor": entry.actor,
         "action": entry.action,
         "summary": ACTIONS.get(entry.action, entry.action),

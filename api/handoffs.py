@@ -33,7 +33,7 @@ from api.visibility import (
     readable_sources,
     sources_level,
 )
-from docent.db.models import ContentGap, Handoff, HandoffFollowUp
+from docent.db.models import ContentGap, Handoff, HandoffFollowUp, as_utc
 from docent.errors import Conflict, NotFound
 
 log = logging.getLogger("docent.api.handoffs")
@@ -165,11 +165,6 @@ def handoffs_for(
     return list(session.execute(query.limit(500)).scalars())
 
 
-def _aware(moment: datetime) -> datetime:
-    # SQLite gives the stored UTC time back without its zone.
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 def linked_document(
     session: Session, viewer: CurrentUser, source: str | None, levels: Sequence[str]
 ) -> dict[str, object] | None:
@@ -192,7 +187,7 @@ def handoff_view(
     owner = owns(user, handoff)
     mine = handoff.asker == user.username
     answer_source = follow.answer_source if follow and detail_ok else None
-    age = datetime.now(UTC) - _aware(handoff.created_at)
+    age = datetime.now(UTC) - as_utc(handoff.created_at)
     return {
         "id": handoff.id,
         "created_at": handoff.created_at.isoformat(),

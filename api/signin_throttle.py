@@ -26,6 +26,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
 from docent.db.models import FailedSignIns as ThrottleRow
+from docent.db.models import as_utc
 from docent.db.session import session_scope
 from docent.settings import Settings
 
@@ -148,7 +149,7 @@ class SignInThrottle:
             locks = db.execute(
                 select(ThrottleRow.locked_until).where(ThrottleRow.key.in_(keys))
             ).scalars()
-            return max((seconds_until(_utc(until), now) for until in locks if until), default=0)
+            return max((seconds_until(as_utc(until), now) for until in locks if until), default=0)
 
     def failed(self, account: str, address: str) -> int:
         """Count a failed sign-in against the name and the address; the wait it earned."""
@@ -214,13 +215,8 @@ def _insert_if_missing(db: Session, key: str, scope: Scope, now: datetime) -> No
 def _tally_of(row: ThrottleRow) -> Tally:
     return Tally(
         failures=row.failures,
-        window_start=_utc(row.window_start),
+        window_start=as_utc(row.window_start),
         lockouts=row.lockouts,
-        locked_until=_utc(row.locked_until) if row.locked_until is not None else None,
-        last_failure=_utc(row.last_failure),
+        locked_until=as_utc(row.locked_until) if row.locked_until is not None else None,
+        last_failure=as_utc(row.last_failure),
     )
-
-
-def _utc(moment: datetime) -> datetime:
-    """SQLite hands back naive datetimes; they were written in UTC."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment

@@ -25,7 +25,7 @@ from api.security import (
     verify_password,
 )
 from docent.contracts import Principal
-from docent.db.models import ApiToken, User
+from docent.db.models import ApiToken, User, as_utc
 from docent.errors import Conflict, InvalidInput, NotFound
 
 ROLES: tuple[str, ...] = ("asker", "editor", "operator", "admin")
@@ -228,9 +228,7 @@ def user_for_token(session: Session, plain: str) -> User | None:
     if user is None or user.disabled:
         return None
     now = datetime.now(UTC)
-    last = row.last_used_at
-    if last is not None and last.tzinfo is None:  # SQLite hands back naive datetimes
-        last = last.replace(tzinfo=UTC)
+    last = as_utc(row.last_used_at) if row.last_used_at is not None else None
     # At most one write a minute per token, committed at once: on SQLite a write left to the
     # end of the request held the database's write lock through the whole ask, and every
     # other writer (traces, gaps, ingest) timed out behind it (benchmarks/load.py).

@@ -14,14 +14,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from docent.db.models import Document, Job, JobFile, utcnow
+from docent.db.models import Document, Job, JobFile, as_utc, utcnow
 from docent.db.state import index_version
 from docent.errors import Conflict, NotFound
 from ingest.planning import PlannedFile
@@ -150,8 +150,7 @@ def finish_file(
     row.finished_at = now
     started = row.started_at
     if started is not None:
-        if started.tzinfo is None:  # SQLite hands back naive datetimes
-            started = started.replace(tzinfo=UTC)
+        started = as_utc(started)
         row.seconds = round((now - started).total_seconds(), 3)
 
 
@@ -226,8 +225,7 @@ def pace(
     files done); ``None`` until it has started and made progress."""
     if started is None:
         return {"chunks_per_s": None, "eta_s": None}
-    # SQLite hands back naive UTC.
-    started, now = (t if t.tzinfo else t.replace(tzinfo=UTC) for t in (started, now))
+    started, now = as_utc(started), as_utc(now)
     elapsed = (now - started).total_seconds()
     if elapsed <= 0:
         return {"chunks_per_s": None, "eta_s": None}
