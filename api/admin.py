@@ -245,12 +245,7 @@ def user_json(db: Session, user: User) -> dict[str, Any]:
     """A user as ``/api/admin/users`` and the Users pages show it, with its live tokens."""
     return {
         "username": user.username,
-        "display_name": user.display_name,
-        "clearance": user.clearance,
-        "groups": list(user.groups or ()),
-        "roles": list(user.roles or ()),
-        "disabled": bool(user.disabled),
-        "password_set": bool(user.password_hash),
+        **user_snapshot(user),  # the audited fields, in the same words
         "created_at": _iso(user.created_at),
         "tokens": [token_json(t) for t in active_tokens(db, user)],
     }
