@@ -101,10 +101,6 @@ class EvidenceOrder:
             if not math.isfinite(value):
                 raise ValueError(f"order weight {name} must be a finite number, got {value}")
 
-    def score(self, hit: Hit) -> float:
-        weights: tuple[float, ...] = astuple(self)
-        return float(sum(w * x for w, x in zip(weights, signal_row(hit), strict=True)))
-
     def order(self, query: str, hits: Sequence[Hit]) -> list[Hit]:
         """The hits best first by the blend (ties keep the reranker's order), ranks
         renumbered from 1; scores unchanged."""
