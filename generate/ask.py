@@ -38,6 +38,7 @@ from docent.versions import version_request
 from docent.views import hit_json, passage_ref
 from generate.checks import CheckResult, gate, verify
 from generate.errors import LLMUnavailable
+from generate.excerpts import excerpt
 from generate.outcomes import citation_to_dict
 from generate.protocols import Generation, Generator, SearcherLike, SearchResultLike
 from generate.reasons import reason_for
@@ -206,15 +207,6 @@ def _ms(seconds: float) -> float:
 
 
 CLOSEST_PASSAGES = 3  # offered to read when passages matched but none was quoted
-# A closest passage's excerpt: up to EXCERPT_UNITS of its units nearest the question, each
-# cut at a word after EXCERPT_CHARS, adding units while the excerpt stays within
-# EXCERPT_BUDGET characters. Chosen on the transfer report's dev splits (evals/reports/
-# transfer.md): two units of at most 300 characters left the answer out of a passage that
-# held it for 8 of GitHub's 36 and 8 of the sample's 226 must-answer cases (a long legal
-# sentence cut before its last clause, the answer in the third unit).
-EXCERPT_UNITS = 3
-EXCERPT_CHARS = 400
-EXCERPT_BUDGET = 600
 
 
 def tier_of(result: AskResult, closest: Sequence[Closest]) -> str:
@@ -239,7 +231,7 @@ def confidence_of(result: AskResult) -> float | None:
 @dataclass(frozen=True)
 class Closest:
     """A passage offered on a non-answer: its unit nearest the question (to highlight) and
-    the excerpt shown under it (that unit, then the passage's next nearest)."""
+    the excerpt shown under it (``generate.excerpts``)."""
 
     hit: Hit
     nearest: str | None
@@ -247,50 +239,10 @@ class Closest:
 
 
 def closest_excerpt(hit: Hit, nearest: Sequence[str] = ()) -> str | None:
-    """The passage's units (sentences, list items, table rows) nearest the question, best
-    first: the ones the answerer scored best in it (``nearest``), else the reranker's order
-    of its units. What the asker reads first when no answer was quoted. Not an answer: it
-    was not held to the answerer's bar or its checks, and the UI and the CLI say so. Text of
-    a passage the asker may read (retrieval kept it): sentences verbatim, a table row as its
-    cells under their headers; see ``EXCERPT_UNITS`` for how much is shown."""
-    return _joined(_excerpt_units(hit, nearest))
-
-
-def _excerpt_units(hit: Hit, nearest: Sequence[str]) -> list[str]:
-    ranked = [" ".join(u.split()) for u in nearest] or _reranked_units(hit)
-    units: list[str] = []
-    for text in ranked[:EXCERPT_UNITS]:
-        if not text:
-            continue
-        cut = _cut(text)
-        if units and sum(len(u) for u in units) + len(cut) > EXCERPT_BUDGET:
-            break
-        units.append(cut)
-    return units
-
-
-def _reranked_units(hit: Hit) -> list[str]:
-    """A passage the answerer did not score (nothing cleared the relevance bar, or a tier
-    it did not reach): its units by the reranker's score, else its closest sentence."""
-    units = hit.chunk.sentences
-    if hit.unit_scores and len(hit.unit_scores) == len(units):
-        order = sorted(range(len(units)), key=lambda i: -hit.unit_scores[i])
-        return [" ".join(units[i].split()) for i in order]
-    return [" ".join((hit.best_sentence or "").split())]
-
-
-def _cut(text: str) -> str:
-    if len(text) <= EXCERPT_CHARS:
-        return text
-    return text[:EXCERPT_CHARS].rsplit(" ", 1)[0] + " …"
-
-
-def _joined(units: Sequence[str]) -> str | None:
-    """Units joined by an ellipsis (a gap in the passage); a cut unit's own trailing
-    ellipsis is not doubled."""
-    if not units:
-        return None
-    return " … ".join([*(u.removesuffix(" …") for u in units[:-1]), units[-1]])
+    """The excerpt shown under ``hit`` (``generate.excerpts``) when it is offered as a closest
+    passage; ``nearest`` is its units the answerer scored, best first."""
+    shown = excerpt(hit, nearest)
+    return shown.text if shown else None
 
 
 def closest_passages(result: AskResult) -> list[Closest]:
@@ -318,13 +270,13 @@ def closest_passages(result: AskResult) -> list[Closest]:
     out: list[Closest] = []
     for cid in order:
         hit = current[cid]
-        units = _excerpt_units(hit, nearest.get(cid, []))
-        first = units[0].removesuffix(" …") if units else None  # as it reads in the excerpt
+        offered = excerpt(hit, nearest.get(cid, []))
+        first = offered.nearest if offered else None
         # The same nearest sentence in another passage (a copy of the document in another
         # format) shows nothing new: the slot goes to the next passage.
         if first and any(c.nearest == first for c in out):
             continue
-        out.append(Closest(hit, first, _joined(units)))
+        out.append(Closest(hit, first, offered.text if offered else None))
         if len(out) == CLOSEST_PASSAGES:
             break
     return out

@@ -94,7 +94,7 @@ def human(result: AskResult) -> str:
         lines.append(
             "Nearest passages, a weak match (they may not hold the answer):"
             if weak
-            else "Closest passages (the nearest sentence of each, not a checked answer):"
+            else "Closest passages (an excerpt of each, not a checked answer):"
         )
         for passage in closest:
             chunk = passage.hit.chunk

@@ -17,7 +17,7 @@ from docent.contracts import Declined, Hit, Principal
 from docent.db.models import TraceRecord
 from docent.db.session import make_engine, migrate, session_factory
 from docent.errors import InvalidInput
-from generate.ask import EXCERPT_CHARS, Asker, ask_json, closest_excerpt
+from generate.ask import Asker, ask_json
 from generate.errors import TraceNotFound
 from generate.extractive import ExtractiveGenerator
 from generate.outcomes import parse_output
@@ -327,12 +327,3 @@ def test_closest_excerpts_come_only_from_passages_the_asker_may_read() -> None:
     assert body["closest"] and all(c["excerpt"] for c in body["closest"])
     assert "salary.md#1" not in [c["id"] for c in body["closest"]]
     assert SECRET_SALARY not in json.dumps(body, ensure_ascii=False)
-
-
-def test_a_long_closest_sentence_is_cut_at_a_word() -> None:
-    long = "Refunds " + "are reviewed by the finance team every week " * 12 + "in order."
-    hit = make_hit("r.md#1", long, best_sentence=long)
-    excerpt = closest_excerpt(hit)
-    assert excerpt is not None and excerpt.endswith(" …") and len(excerpt) <= EXCERPT_CHARS + 2
-    assert long.startswith(excerpt[:-2])
-    assert closest_excerpt(make_hit("r.md#2", "Short.", best_sentence=None)) is None

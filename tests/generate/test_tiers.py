@@ -9,14 +9,7 @@ from datetime import date
 from docent.contracts import TIER_ANSWER, TIER_NOT_COVERED, TIER_PROBABLY_HERE, Hit, Principal
 from docent.versions import VersionRequest, version_missing, version_request
 from generate.answer_gate import AnswerGate
-from generate.ask import (
-    EXCERPT_BUDGET,
-    EXCERPT_CHARS,
-    EXCERPT_UNITS,
-    Asker,
-    ask_json,
-    closest_excerpt,
-)
+from generate.ask import Asker, ask_json
 from generate.extractive import ExtractiveGenerator
 from tests.generate.fixed_searcher import FixedSearcher, FixedSearchResult
 from tests.render.builders import make_hit
@@ -140,8 +133,8 @@ BANK = "Public holidays are not counted as leave."
 
 def test_nothing_cleared_the_bar_offers_the_nearest_passages_as_not_covered() -> None:
     """Below the relevance bar the nearest readable passages are still shown — as a weak
-    match under "not covered", never as where the answer probably is — each excerpt in
-    the reranker's order of its units (the answerer read none of them)."""
+    match under "not covered", never as where the answer probably is — a short one whole,
+    its unit nearest by the reranker's scores marked (the answerer read none of them)."""
     weak = make_hit(
         "handbook.md#7",
         f"{PORTAL} {CARRY} {BANK}",
@@ -157,7 +150,7 @@ def test_nothing_cleared_the_bar_offers_the_nearest_passages_as_not_covered() ->
     assert body["tier"] == TIER_NOT_COVERED and body["retrieved"] == []
     [offered] = body["closest"]
     assert offered["id"] == "handbook.md#7" and offered["nearest"] == CARRY
-    assert offered["excerpt"] == f"{CARRY} … {BANK} … {PORTAL}"
+    assert offered["excerpt"] == f"{PORTAL} {CARRY} {BANK}"
 
 
 def test_a_hidden_passage_below_the_bar_is_never_offered() -> None:
@@ -181,27 +174,6 @@ class LeakyCut(FixedSearcher):
 
     def search(self, query: str, principal: Principal, **_: object) -> FixedSearchResult:
         return FixedSearchResult(hits=(), cut=tuple(self.hits), index_version=1)
-
-
-def test_an_excerpt_shows_up_to_three_units_within_its_budget_never_doubling_an_ellipsis() -> None:
-    long_unit = "Requests " + "for leave of more than three weeks " * 20 + "need approval."
-    hit = make_hit("handbook.md#9", long_unit, sentences=(long_unit,))
-    middle = (
-        f"{CARRY} A manager may approve more in writing, before the end of March, when a "
-        "team's workload kept someone from taking their days."
-    )
-    excerpt = closest_excerpt(hit, [long_unit, middle, BANK, PORTAL])
-    assert excerpt is not None
-    first, second = excerpt.split(" … ")[:2]
-    # The long unit is cut at a word; its own ellipsis is not doubled by the join.
-    assert len(first) <= EXCERPT_CHARS and long_unit.startswith(first)
-    assert "… …" not in excerpt and second == middle
-    # A third unit would pass the budget: two are shown.
-    assert len(first) + len(middle) <= EXCERPT_BUDGET < len(first) + len(middle) + len(BANK)
-    assert excerpt == f"{first} … {middle}"
-    short = closest_excerpt(hit, [CARRY, BANK, PORTAL, "Never shown: a fourth unit."])
-    assert short == f"{CARRY} … {BANK} … {PORTAL}"  # at most EXCERPT_UNITS
-    assert EXCERPT_UNITS == 3
 
 
 PER_DIEM = """| City | Daily per diem |
