@@ -46,7 +46,7 @@ def case_units(services: Services, cases: Sequence[Case]) -> list[CaseUnits]:
     """The candidate units of every must-answer case with expected strings, as the answerer
     sees them (current and pending blocks; superseded ones only for a past-version case)."""
     from evals.runner import principal_for
-    from generate.answer_types import expect
+    from generate.question_types import expect
     from generate.text import content_words
     from generate.unit_scoring import features, units_of
 

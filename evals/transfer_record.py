@@ -25,6 +25,7 @@ from evals.cases import Case, normalise
 
 if TYPE_CHECKING:
     from docent.wiring import Services
+    from evals.runner import ReplaySearcher
     from generate.extractive import ExtractiveGenerator
     from generate.result import AskResult
 
@@ -52,14 +53,15 @@ def record_case(
     grader: Any,
     corpus: str,
     gates: tuple[ExtractiveGenerator, ExtractiveGenerator],
+    replay: ReplaySearcher | None = None,
 ) -> dict[str, Any]:
-    """One case: one search, then the draft with the gate open and what shows with it shut
-    (``gates``, from ``open_and_shut``)."""
+    """One case: one search (or ``replay``, the case's search already made), then the draft
+    with the gate open and what shows with it shut (``gates``, from ``open_and_shut``)."""
     from evals.runner import principal_for, replay_asker, replay_search
     from generate.ask import ask_json
 
     opened, shut = gates
-    replay = replay_search(services, case)
+    replay = replay or replay_search(services, case)
     threshold = services.settings.relevance_threshold
     principal = principal_for(case)
     draft = replay_asker(services, replay, opened).ask(case.q, principal, threshold=threshold)
@@ -112,18 +114,24 @@ def passages(case: Case, held: AskResult) -> list[dict[str, Any]]:
     ]
 
 
-def open_and_shut(services: Services) -> tuple[ExtractiveGenerator, ExtractiveGenerator]:
+def open_and_shut(
+    services: Services, rules: frozenset[str] | None = None
+) -> tuple[ExtractiveGenerator, ExtractiveGenerator]:
     """The deployment's extractive answerer with its gate open (every draft answers) and
-    shut (none does)."""
+    shut (none does), reading questions with ``rules`` (default: the deployment's)."""
     from generate.answer_gate import AnswerGate
     from generate.extractive import ExtractiveGenerator
+    from generate.question_types import ALL_RULES
 
     base = services.generator
-    weights = base.weights if isinstance(base, ExtractiveGenerator) else None
-    gate = base.gate if isinstance(base, ExtractiveGenerator) else AnswerGate()
+    if isinstance(base, ExtractiveGenerator):
+        weights, gate, read = base.weights, base.gate, base.rules
+    else:
+        weights, gate, read = None, AnswerGate(), ALL_RULES
+    read = read if rules is None else rules
     return (
-        ExtractiveGenerator(weights=weights, gate=replace(gate, threshold=0.0)),
-        ExtractiveGenerator(weights=weights, gate=replace(gate, threshold=1.0)),
+        ExtractiveGenerator(weights=weights, gate=replace(gate, threshold=0.0), rules=read),
+        ExtractiveGenerator(weights=weights, gate=replace(gate, threshold=1.0), rules=read),
     )
 
 

@@ -5,7 +5,8 @@ list item, or a table row with its header — that best answers the question, fo
 Choice: every unit of every readable block is scored by meaning, block relevance, words
 shared with the question, and whether it carries what the question asks for (a number of
 days, an amount, a date, a rule, a role…); see ``generate/unit_scoring.py`` for the one
-scoring function and ``generate/answer_types.py`` for the question types. The best unit
+scoring function, ``generate/question_types.py`` for what a question asks for (its named
+question-phrase rules) and ``generate/answer_types.py`` for how a unit carries it. The best unit
 answers if it reaches ``Weights.min_score`` and the case passes the answer gate
 (``generate/answer_gate.py``: does one block and one unit stand out, as they do when the
 documents answer? — not applied to a question naming a past version); otherwise the
@@ -36,11 +37,12 @@ from dataclasses import dataclass
 from docent.contracts import Answered, Hit, InsufficientEvidence, Outcome
 from docent.versions import VersionRequest, names_version, version_missing, version_request
 from generate.answer_gate import AnswerGate, case_signals
-from generate.answer_types import Expectation, expect, wants_figure
+from generate.answer_types import wants_figure
 from generate.figures import answer_figures
 from generate.outcomes import answered
 from generate.pointers import pointers
 from generate.protocols import Generation
+from generate.question_types import ALL_RULES, Expectation, expect
 from generate.quoting import ambiguous, cite, differ_in_figures
 from generate.reasons import UNCLEAR, VERSION_MISSING
 from generate.table_answers import superlative_table, table_answer
@@ -81,14 +83,21 @@ class ExtractiveGenerator:
         weights: Weights | None = None,
         gate: AnswerGate | None = None,
         model: str = "extractive-v2",
+        rules: frozenset[str] = ALL_RULES,
     ) -> None:
+        """``rules``: the question-phrase rules it reads questions with (``RULES``; all by
+        default; ``evals/rule_ablation.py`` reads without one at a time)."""
+        unknown = rules - ALL_RULES
+        if unknown:
+            raise ValueError(f"unknown question rule(s) {', '.join(sorted(unknown))}")
         self.weights = weights or Weights()
         self.gate = gate or AnswerGate()
         self.model = model
+        self.rules = rules
 
     def generate(self, prompt: RenderedPrompt, hits: Sequence[Hit]) -> Generation:
         question = prompt.question
-        asked = Asked(question, content_words(question), expect(question))
+        asked = Asked(question, content_words(question), expect(question, self.rules))
         considered: list[Scored] = []
         record: list[dict[str, object]] = []
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from docent.contracts import Hit, Outcome
-from generate.answer_types import Expectation, Superlative
 from generate.outcomes import answered
+from generate.question_types import Expectation, Superlative
 from generate.quoting import ambiguous
 from generate.tables import cells, row_reading, superlative_row
 from generate.text import content_words

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 
-from generate.answer_types import Superlative
+from generate.question_types import Superlative
 from generate.text import content_words
 
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?$")

@@ -35,7 +35,8 @@ import re
 from dataclasses import dataclass
 
 from docent.contracts import Hit
-from generate.answer_types import Expectation, type_fit
+from generate.answer_types import type_fit
+from generate.question_types import Expectation
 from generate.tables import table_rows
 from generate.text import (
     addresses_model,

@@ -7,9 +7,9 @@ import pytest
 
 from docent.contracts import Answered, Hit, InsufficientEvidence
 from generate.answer_gate import FITTED_SIGNALS, SIGNALS, AnswerGate, Signals, case_signals
-from generate.answer_types import expect
 from generate.checks import verify
 from generate.extractive import ExtractiveGenerator
+from generate.question_types import expect
 from generate.reasons import UNCLEAR, outcome_reason
 from generate.text import content_words
 from generate.unit_scoring import Scored, score_unit, units_of

@@ -2,7 +2,8 @@
 
 import pytest
 
-from generate.answer_types import counted_units, expect, type_fit, wants_figure
+from generate.answer_types import counted_units, type_fit, wants_figure
+from generate.question_types import expect
 
 
 @pytest.mark.parametrize(

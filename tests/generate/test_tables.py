@@ -2,7 +2,7 @@
 
 from decimal import Decimal
 
-from generate.answer_types import expect
+from generate.question_types import expect
 from generate.tables import (
     asked_value,
     cell_value,

@@ -1,6 +1,6 @@
 """The unit signals the answerer weighs."""
 
-from generate.answer_types import expect
+from generate.question_types import expect
 from generate.text import content_words
 from generate.unit_scoring import Weights, features, is_meta, score_unit, units_of
 from tests.render.builders import make_hit
