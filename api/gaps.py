@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Protocol
 
+import numpy as np
 from sqlalchemy import delete, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -74,12 +75,29 @@ def is_gap_candidate(outcome: str, tier: str | None) -> bool:
     return outcome == GAP_OUTCOME and tier == NOT_COVERED
 
 
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    if len(a) != len(b) or not a:
-        return 0.0
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = (sum(x * x for x in a) ** 0.5) * (sum(y * y for y in b) ** 0.5)
-    return dot / norm if norm else 0.0
+def nearest(
+    vector: Sequence[float], candidates: Sequence[tuple[int, Sequence[float]]]
+) -> tuple[float, int] | None:
+    """The candidate ``(id, vector)`` nearest ``vector`` by cosine, as ``(cosine, id)``;
+    ``None`` without candidates. One matrix-vector product over the stacked vectors (one
+    ask compares its question with every open gap's). A vector of another length, or of
+    norm 0, scores 0; on equal cosines the highest id wins."""
+    if not candidates:
+        return None
+    query = np.asarray(vector, dtype=np.float64)
+    ids = np.array([gap_id for gap_id, _ in candidates], dtype=np.int64)
+    scores = np.zeros(len(candidates), dtype=np.float64)
+    same = [i for i, (_, row) in enumerate(candidates) if len(row) == len(query)]
+    if same and len(query):
+        rows = np.array([candidates[i][1] for i in same], dtype=np.float64)
+        # einsum, not BLAS's matmul: its blocked kernels can give two identical rows
+        # different last bits, and an exact tie must go to the highest id every time.
+        dots = np.einsum("ij,j->i", rows, query)
+        norms = np.linalg.norm(rows, axis=1) * np.linalg.norm(query)
+        scores[same] = np.divide(dots, norms, out=np.zeros_like(dots), where=norms != 0)
+    scores[np.isnan(scores)] = -np.inf  # a broken (NaN) vector never merges
+    best = scores.max()
+    return float(best), int(ids[scores == best].max())
 
 
 def _similar_open_gap(
@@ -93,8 +111,7 @@ def _similar_open_gap(
             ContentGap.question_vector.is_not(None),
         )
     ).all()
-    scored = [(cosine(vector, row.question_vector), row.id) for row in rows]
-    best = max(scored, default=None)
+    best = nearest(vector, [(row.id, row.question_vector) for row in rows])
     return best[1] if best is not None and best[0] >= threshold else None
 
 

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from api.handoffs import handoff_view
 from api.recheck import trace_readable
 from api.users import CurrentUser
-from docent.db.models import Handoff, TraceRecord
+from docent.db.models import Handoff, TraceRecord, as_utc
 from docent.errors import NotFound
 
 HISTORY_LIMIT = 50  # the asks a history page shows (the API takes up to HISTORY_MAX)
@@ -58,7 +58,7 @@ def history_item(
     answered = trace.outcome == "answered"
     return {
         "trace_id": trace.id,
-        "asked_at": trace.created_at.isoformat(),
+        "asked_at": as_utc(trace.created_at).isoformat(),
         "question": trace.question,
         "outcome": trace.outcome,
         # Traces from before the tier was stored: an answer was shown as one.

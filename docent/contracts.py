@@ -145,6 +145,10 @@ class Hit:
     # The reranker's score of each of ``chunk.sentences`` against the question (same order);
     # empty when the reranker read no units. The extractive answerer chooses by them.
     unit_scores: tuple[float, ...] = ()
+    # The share of the codes the question names (``RC-77``) found in heading and text, as
+    # the offline reranker read it for this question; ``None`` when no reranker did. The
+    # evidence order reuses it rather than reading ~50 passages again. Not serialised.
+    code_coverage: float | None = None
 
 
 # What the asker sees first (DESIGN "Outcomes"), on every backend:

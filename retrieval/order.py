@@ -26,7 +26,7 @@ from dataclasses import astuple, dataclass, fields, replace
 import numpy as np
 
 from docent.contracts import Hit
-from retrieval.rerank import CODE_WEIGHT, code_coverage, query_codes
+from retrieval.rerank import CODE_WEIGHT, passage_coverage, query_codes
 
 # A leg rank r enters as 1 / (RANK_OFFSET + r): the first few places of a leg differ, the
 # tail of a 100-deep leg hardly does.
@@ -111,8 +111,15 @@ class EvidenceOrder:
         if codes:
             # The cosines' total weight here, as the reranker's cosines weigh 1 in all.
             code_weight = CODE_WEIGHT * (self.rerank + self.best_unit + self.next_unit)
+            # The offline reranker read it for this question already; a CrossEncoder or a
+            # hit built by hand did not.
             values += code_weight * np.array(
-                [code_coverage(codes, f"{h.chunk.heading}\n{h.chunk.text}") for h in hits]
+                [
+                    h.code_coverage
+                    if h.code_coverage is not None
+                    else passage_coverage(codes, h.chunk)
+                    for h in hits
+                ]
             )
         order = np.argsort(-values, kind="stable")  # ties keep the incoming order
         return [replace(hits[i], rank=rank) for rank, i in enumerate(order.tolist(), start=1)]

@@ -43,8 +43,9 @@ class Reranker(Protocol):
 Scored = tuple[Hit, float, str | None, tuple[float, ...]]
 
 
-def ranked(scored: Sequence[Scored]) -> list[Hit]:
-    """Order by score (ties keep the incoming order) and renumber ranks from 1."""
+def ranked(scored: Sequence[Scored], coverage: Sequence[float] | None = None) -> list[Hit]:
+    """Order by score (ties keep the incoming order) and renumber ranks from 1. ``coverage``
+    (one per scored hit, or none read) becomes each hit's ``code_coverage``."""
     order = sorted(range(len(scored)), key=lambda i: (-scored[i][1], i))
     return [
         replace(
@@ -54,6 +55,7 @@ def ranked(scored: Sequence[Scored]) -> list[Hit]:
             rerank_score=scored[i][1],
             best_sentence=scored[i][2],
             unit_scores=scored[i][3],
+            code_coverage=coverage[i] if coverage is not None else None,
         )
         for new_rank, i in enumerate(order, start=1)
     ]
@@ -156,6 +158,12 @@ def code_coverage(codes: frozenset[str], text: str) -> float:
     return len(codes & compounds(text)) / len(codes)
 
 
+def passage_coverage(codes: frozenset[str], chunk: Chunk) -> float:
+    """``code_coverage`` of a passage: its heading path, then its text (what the reranker
+    and the evidence order both read)."""
+    return code_coverage(codes, f"{chunk.heading}\n{chunk.text}")
+
+
 def _best_sentence(chunk: Chunk, row: int | None) -> str | None:
     if not chunk.sentences:
         return chunk.text  # a chunk with no finer units is its own best unit
@@ -221,12 +229,9 @@ class SentenceReranker:
         best_cos = chunk_cos.copy()
         best_cos[has_units] = unit_sims[found.starts[has_units] + best_row[has_units]]
         scores = self.sentence_weight * best_cos + (1.0 - self.sentence_weight) * chunk_cos
-        if codes:
-            scores += self.code_weight * np.fromiter(
-                (code_coverage(codes, f"{c.heading}\n{c.text}") for c in chunks),
-                dtype=np.float64,
-                count=len(chunks),
-            )
+        coverage = [passage_coverage(codes, c) for c in chunks] if codes else None
+        if coverage is not None:
+            scores += self.code_weight * np.array(coverage, dtype=np.float64)
         rounded = [round(x, 4) for x in unit_sims.tolist()]
         scored: list[Scored] = [
             (
@@ -245,7 +250,7 @@ class SentenceReranker:
                 strict=True,
             )
         ]
-        return ranked(scored)
+        return ranked(scored, coverage)
 
 
 def _warn_unit_mismatch(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
@@ -55,6 +56,8 @@ def test_the_history_lists_ones_own_questions_newest_first(env: ApiEnv) -> None:
         first["question"] == HOME and first["tier"] == "answer" and first["outcome"] == "answered"
     )
     assert "three days" in first["answer"] and first["citations"][0]["source"] == "remote-work.md"
+    # With its offset, as the other views' times (SQLite hands the stored time back naive).
+    assert datetime.fromisoformat(first["asked_at"]).utcoffset() == timedelta(0)
     back = items[ids.index(handed_back["trace_id"])]
     assert back["answer"] is None and back["tier"] == handed_back["tier"]
     assert back["handoff"] is None  # not passed to a person

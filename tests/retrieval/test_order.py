@@ -2,12 +2,17 @@
 with what the two legs saw (pure, over hits)."""
 
 import math
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from docent.contracts import Hit
 from retrieval.order import DEFAULT_ORDER, RANK_OFFSET, EvidenceOrder, order_signals
-from tests.retrieval.corpus import make_chunk
+from retrieval.rerank import SentenceReranker, passage_coverage, query_codes
+from store.edge import EdgeIndex
+from tests.ingest.hashing_embedder import HashingEmbedder
+from tests.retrieval.corpus import CORPUS, hits_for, make_chunk, write_chunks
 
 RERANK_ONLY = EvidenceOrder(
     rerank=1.0, best_unit=0.0, next_unit=0.0, keyword=0.0, vector=0.0, units=0.0
@@ -88,6 +93,51 @@ def test_a_passage_holding_the_code_the_question_names_keeps_its_lead() -> None:
     assert names(DEFAULT_ORDER.order(question, [code, look_alike])) == ["records.md", "codes.md"]
     # The same two passages for a question naming no code: the look-alike's units lead.
     assert names(DEFAULT_ORDER.order(QUESTION, [code, look_alike])) == ["codes.md", "records.md"]
+
+
+def test_the_code_coverage_a_reranker_recorded_is_read_instead_of_the_text() -> None:
+    holder = make_chunk("records.md", 0, "Code RC-77: keep for seven years.")
+    code = Hit(chunk=holder, rank=1, score=0.55, rerank_score=0.55, bm25_rank=1, unit_scores=(0.5,))
+    look_alike = hit("codes.md", 0.5, (0.62, 0.60), vector=1, rank=2)
+    question = "What is retention code RC-77?"
+    recorded = [replace(code, code_coverage=1.0), replace(look_alike, code_coverage=0.0)]
+    assert names(DEFAULT_ORDER.order(question, recorded)) == ["records.md", "codes.md"]
+    # Recorded, it is not read again: a coverage of 0 for the holder loses it the lead.
+    wrong = [replace(code, code_coverage=0.0), look_alike]
+    assert names(DEFAULT_ORDER.order(question, wrong)) == ["codes.md", "records.md"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "What is retention code RC-77?",
+        "Which retention codes apply to RC-12 or RC-75 records?",
+        "Under Clause 7.3(b), who approves?",
+        "How long is paid parental leave?",  # no code: nothing recorded, nothing read
+    ],
+)
+def test_the_order_of_reranked_hits_is_the_same_with_or_without_their_coverage(
+    tmp_path: Path, query: str
+) -> None:
+    embedder = HashingEmbedder(64)
+    index = EdgeIndex(tmp_path / "order", embedder.model_name, embedder.dimension)
+    try:
+        write_chunks(index, embedder, CORPUS)
+        reranked = SentenceReranker(embedder, index).rerank(
+            query, hits_for(*[c.chunk_id for c in CORPUS])
+        )
+    finally:
+        index.close()
+    codes = query_codes(query)
+    assert [h.code_coverage for h in reranked] == [
+        passage_coverage(codes, h.chunk) if codes else None for h in reranked
+    ]
+    assert not codes or any(h.code_coverage for h in reranked)  # a passage names one
+    recorded = DEFAULT_ORDER.order(query, reranked)
+    read_again = DEFAULT_ORDER.order(query, [replace(h, code_coverage=None) for h in reranked])
+    assert [(h.chunk.chunk_id, h.rank, h.score) for h in recorded] == [
+        (h.chunk.chunk_id, h.rank, h.score) for h in read_again
+    ]
 
 
 @pytest.mark.parametrize("bad", [math.nan, math.inf])
