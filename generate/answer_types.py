@@ -50,12 +50,6 @@ _PLACE_WORDS = re.compile(
     r"reception|basement|building|folder|system)\b|@|https?://|\.example\b",
     re.IGNORECASE,
 )
-_IMPERATIVE = re.compile(
-    r"^(submit|request|send|use|book|claim|report|email|call|contact|ask|tell|log|fill|"
-    r"attach|complete|open|raise|file|return|keep|lock|upload|register|sign|apply|check|"
-    r"follow|notify|inform|write|agree|choose|pick|go|visit|bring|add|get|make|create)\b",
-    re.IGNORECASE,
-)
 _PER = re.compile(
     r"\b(?:a|per|each|every)\s+(?:calendar\s+|working\s+|business\s+)?"
     r"(week|month|year|day|night|hour)\b",
@@ -136,9 +130,6 @@ def type_fit(expectation: Expectation, text: str, row: bool = False) -> float:
         return 1.0 if _ROLE_WORDS.search(text) else 0.3
     if kind == "where":
         return 1.0 if _PLACE_WORDS.search(text) else 0.3
-    if kind == "howto":
-        first = text.lstrip("-*• ").strip()
-        return 1.0 if _IMPERATIVE.match(first) or _RULE_WORDS.search(text) else 0.5
     return 1.0 if _RULE_WORDS.search(text) or figures else 0.6
 
 

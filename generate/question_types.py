@@ -1,6 +1,6 @@
 """What a question asks for, read from the question alone (no model): a quantity with the
 unit it names ("how many days" wants days, "how much … allowance" wants money), a duration, a
-date or deadline, a yes/no rule, a who, a where, a how-to, or a policy overview, plus a
+date or deadline, a yes/no rule, a who, a where, or a policy overview, plus a
 superlative over a table ("the fastest charger"). Each reading is a named question-phrase
 rule (``RULES``); ``generate/answer_types.py`` scores how well a unit carries what is asked.
 
@@ -25,7 +25,6 @@ Kind = Literal[
     "yesno",
     "who",
     "where",
-    "howto",
     "overview",
     "other",
 ]
@@ -159,21 +158,20 @@ def _last_question(question: str) -> str:
 # they are tried: the first that matches says what the question asks for ("other" when none
 # does). ``evals/rule_ablation.py`` measures each one's worth leave one corpus out by reading
 # the cases without it; a deployment or a fit may read with a subset (``ExtractiveGenerator``).
+# Each rule here made some held-out corpus worse when left out (evals/reports/
+# rule_ablation.md); five that did not were removed: "how long must it be" as a length, "how
+# much of" as a share, "how often" as a frequency ("how many times" still is one), "how far /
+# old / big" as a measure, and "how do I" as a how-to.
 RULES = (
     "superlative",  # "the fastest charger", "which of the two … pays more": a row to pick
     "how_many",  # a count of what "how many" names, per what it says
-    "length",  # "how long must it be": a length, not a time
     "duration",  # "how long", "how soon", "what is the window"
     "date",  # "when", "by when", "deadline", "what hours"
     "percent",  # "what percentage"
-    "share",  # "how much of": a share, or the amount it comes to
     "amount",  # "how much", "what is the allowance": money, else a quantity
     "limit",  # "what's the most I can spend": the figure a limit sets, never a row picked
-    "frequency",  # "how often"
-    "measure",  # "how far / old / big", a rate
     "who",  # "who approves", "which team"
     "where",  # "where do I"
-    "howto",  # "how do I", "what steps"
     "overview",  # "what is the travel policy"
     "yesno",  # "can I", "do we", "am I allowed": a rule
 )
@@ -204,12 +202,6 @@ def expect(question: str, rules: frozenset[str] = ALL_RULES) -> Expectation:
 Reading = Callable[[str, str, bool], "Expectation | None"]
 
 
-def _length(whole: str, asking: str, limit: bool) -> Expectation | None:
-    if re.search(r"\bhow long (must|should|can|does|do|will|would|is|are)\b.*\bbe\b\W*$", whole):
-        return Expectation("quantity")  # a length, not a time
-    return None
-
-
 def _duration(whole: str, asking: str, limit: bool) -> Expectation | None:
     if (
         re.search(r"\bhow (long|soon)\b|\bhow much (time|notice|leave|holiday)\b", whole)
@@ -236,12 +228,6 @@ def _percent(whole: str, asking: str, limit: bool) -> Expectation | None:
     return None
 
 
-def _share(whole: str, asking: str, limit: bool) -> Expectation | None:
-    if re.search(r"\bhow much of\b", whole):  # a share, or the amount it comes to
-        return Expectation("quantity", frozenset({"%", "€", "$", "£"}))
-    return None
-
-
 def _amount(whole: str, asking: str, limit: bool) -> Expectation | None:
     if re.search(r"\bhow much\b", whole) or re.search(
         r"\b(what|what's|whats|how)\b.{0,30}\b(allowance|per diem|budget|stipend|cost|price|"
@@ -259,16 +245,6 @@ def _limit(whole: str, asking: str, limit: bool) -> Expectation | None:
     return Expectation("money" if _MONEY_HINT.search(unpaid) else "quantity")
 
 
-def _frequency(whole: str, asking: str, limit: bool) -> Expectation | None:
-    return Expectation("frequency") if re.search(r"\bhow often\b", whole) else None
-
-
-def _measure(whole: str, asking: str, limit: bool) -> Expectation | None:
-    if re.search(r"\bhow (far|old|big|large|fast)\b|\brate\b|\bpercent", whole):
-        return Expectation("quantity")
-    return None
-
-
 def _who(whole: str, asking: str, limit: bool) -> Expectation | None:
     if re.match(r"^(who|whom|whose)\b|\bwhich (team|person|department|role)\b", asking) or (
         re.search(r"\bwho (do|should|can|must|approves|decides|is)\b", whole)
@@ -283,12 +259,6 @@ def _where(whole: str, asking: str, limit: bool) -> Expectation | None:
     return None
 
 
-def _howto(whole: str, asking: str, limit: bool) -> Expectation | None:
-    if re.search(r"\bhow (do|can|should|would) (i|we|you)\b|\bhow to\b|\bwhat steps\b", whole):
-        return Expectation("howto")
-    return None
-
-
 def _overview(whole: str, asking: str, limit: bool) -> Expectation | None:
     return Expectation("overview") if _OVERVIEW.match(asking) else None
 
@@ -300,18 +270,13 @@ def _yesno(whole: str, asking: str, limit: bool) -> Expectation | None:
 
 
 _RULE_READINGS: dict[str, Reading] = {
-    "length": _length,
     "duration": _duration,
     "date": _date,
     "percent": _percent,
-    "share": _share,
     "amount": _amount,
     "limit": _limit,
-    "frequency": _frequency,
-    "measure": _measure,
     "who": _who,
     "where": _where,
-    "howto": _howto,
     "overview": _overview,
     "yesno": _yesno,
 }

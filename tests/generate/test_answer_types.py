@@ -22,7 +22,8 @@ from generate.question_types import expect
         ("How much is the home office stipend?", "money", set(), None),
         ("How much can a team lead approve for refunds?", "quantity", set(), None),
         ("How long is parental leave for the main caregiver?", "duration", None, None),
-        ("How long must a password be?", "quantity", set(), None),
+        # No length rule (evals/reports/rule_ablation.md): "how long" reads as a duration.
+        ("How long must a password be?", "duration", None, None),
         ("What was the refund window under the 2022 policy?", "duration", None, None),
         ("When do I get paid?", "date", set(), None),
         ("Can I work from Spain for a few weeks in the summer?", "yesno", set(), None),
@@ -34,7 +35,7 @@ from generate.question_types import expect
         ),
         ("Who approves expenses above €2,500?", "who", set(), None),
         ("Where do I book a desk?", "where", set(), None),
-        ("How do I report a lost laptop?", "howto", set(), None),
+        ("How do I report a lost laptop?", "other", set(), None),  # no how-to rule
         ("What is the severance policy?", "overview", set(), None),
         ("What percentage of severance is taxed?", "quantity", {"%"}, None),
         ("Tell me about the dress code", "other", set(), None),
@@ -51,11 +52,11 @@ from generate.question_types import expect
             set(),
             "year",
         ),
-        # "How much of the cost": a share or the amount it comes to.
+        # "How much of the cost" asks for an amount (no share rule).
         (
             "If the company asks me to relocate abroad, how much of the cost does it cover?",
-            "quantity",
-            {"%", "€", "$", "£"},
+            "money",
+            set(),
             None,
         ),
         # A limit wants the figure the rule sets, not a row picked by a superlative.
@@ -100,8 +101,8 @@ def test_counted_units_read_a_qualified_unit_of_time_and_only_whole_words() -> N
     assert counted_units("25 days of leave") == {"day"}
 
 
-def test_how_often_wants_a_frequency_in_words_or_figures() -> None:
-    often = expect("how often does the company hold the All Hands?")
+def test_how_many_times_wants_a_frequency_in_words_or_figures() -> None:
+    often = expect("how many times a year does the company hold the All Hands?")
     assert often.kind == "frequency" and wants_figure(often)
     assert type_fit(often, "At the end of every cycle, we hold an All Hands meeting.") == 1.0
     assert type_fit(often, "Each office holds a fire drill twice a year.") == 1.0
@@ -114,7 +115,7 @@ def test_how_often_wants_a_frequency_in_words_or_figures() -> None:
         ("Is the minimum age 18?", "yesno"),
         ("Does the max apply to contractors?", "yesno"),
         ("Can Max approve my expenses?", "yesno"),
-        ("How do I request more than the maximum?", "howto"),
+        ("How do I request more than the maximum?", "other"),
         ("What happens if I exceed the maximum?", "other"),
     ],
 )
