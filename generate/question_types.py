@@ -159,12 +159,15 @@ def _last_question(question: str) -> str:
 # does). ``evals/rule_ablation.py`` measures each one's worth leave one corpus out by reading
 # the cases without it; a deployment or a fit may read with a subset (``ExtractiveGenerator``).
 # Each rule here made some held-out corpus worse when left out (evals/reports/
-# rule_ablation.md); five that did not were removed: "how long must it be" as a length, "how
+# rule_ablation.md); `length` only when read with the rest, but without it "How long must a
+# password be?" is read as a duration and drafts "within 5 business days"
+# (tests/evals/test_hostile.py). Four that changed no fold or only helped were removed: "how
 # much of" as a share, "how often" as a frequency ("how many times" still is one), "how far /
 # old / big" as a measure, and "how do I" as a how-to.
 RULES = (
     "superlative",  # "the fastest charger", "which of the two … pays more": a row to pick
     "how_many",  # a count of what "how many" names, per what it says
+    "length",  # "how long must it be": a length, not a time
     "duration",  # "how long", "how soon", "what is the window"
     "date",  # "when", "by when", "deadline", "what hours"
     "percent",  # "what percentage"
@@ -200,6 +203,12 @@ def expect(question: str, rules: frozenset[str] = ALL_RULES) -> Expectation:
 # A rule's reading: (the question, its asking sentence, whether it asks for a limit's value)
 # -> what it asks for, or None when the rule does not match.
 Reading = Callable[[str, str, bool], "Expectation | None"]
+
+
+def _length(whole: str, asking: str, limit: bool) -> Expectation | None:
+    if re.search(r"\bhow long (must|should|can|does|do|will|would|is|are)\b.*\bbe\b\W*$", whole):
+        return Expectation("quantity")  # a length, not a time
+    return None
 
 
 def _duration(whole: str, asking: str, limit: bool) -> Expectation | None:
@@ -270,6 +279,7 @@ def _yesno(whole: str, asking: str, limit: bool) -> Expectation | None:
 
 
 _RULE_READINGS: dict[str, Reading] = {
+    "length": _length,
     "duration": _duration,
     "date": _date,
     "percent": _percent,

@@ -22,8 +22,7 @@ from generate.question_types import expect
         ("How much is the home office stipend?", "money", set(), None),
         ("How much can a team lead approve for refunds?", "quantity", set(), None),
         ("How long is parental leave for the main caregiver?", "duration", None, None),
-        # No length rule (evals/reports/rule_ablation.md): "how long" reads as a duration.
-        ("How long must a password be?", "duration", None, None),
+        ("How long must a password be?", "quantity", set(), None),  # a length, not a time
         ("What was the refund window under the 2022 policy?", "duration", None, None),
         ("When do I get paid?", "date", set(), None),
         ("Can I work from Spain for a few weeks in the summer?", "yesno", set(), None),

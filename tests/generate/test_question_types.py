@@ -19,6 +19,7 @@ def test_every_rule_is_named_once_and_read_by_default() -> None:
     [
         ("What percentage of my salary is matched?", "percent", "quantity", "money"),
         ("When must I submit my expenses?", "date", "date", "other"),
+        ("How long must a password be?", "length", "quantity", "duration"),
         ("Who approves a refund above €1,000?", "who", "who", "other"),
         ("How long is the notice period?", "duration", "duration", "other"),
         ("Can I carry over unused leave?", "yesno", "yesno", "other"),
