@@ -238,13 +238,6 @@ class Closest:
     excerpt: str | None
 
 
-def closest_excerpt(hit: Hit, nearest: Sequence[str] = ()) -> str | None:
-    """The excerpt shown under ``hit`` (``generate.excerpts``) when it is offered as a closest
-    passage; ``nearest`` is its units the answerer scored, best first."""
-    shown = excerpt(hit, nearest)
-    return shown.text if shown else None
-
-
 def closest_passages(result: AskResult) -> list[Closest]:
     """For a non-answer: the passages the asker may read (retrieval kept only those) where
     the answer most probably is, each with its excerpt — the answerer's own order first (the
