@@ -102,12 +102,20 @@ def human(result: AskResult) -> str:
             note = "" if chunk.status == "current" else f" ({chunk.status})"
             lines.append(f"  - {where}{note}")
             if passage.excerpt:
-                lines.append(f"      “{passage.excerpt}”")
+                lines.append(f"      “{marked(passage.excerpt, passage.nearest)}”")
     if result.handoff is not None:
         near = f" (closest document: {result.handoff.source})" if result.handoff.source else ""
         lines.append(f"Who to ask: {result.handoff.owner}{near}")
     lines.append(f"trace {result.trace_id}")
     return "\n".join(lines)
+
+
+def marked(excerpt: str, nearest: str | None) -> str:
+    """The excerpt with its unit nearest the question between » and « (the web UI highlights
+    it), when the excerpt holds more than that unit."""
+    if not nearest or nearest == excerpt or nearest not in excerpt:
+        return excerpt
+    return excerpt.replace(nearest, f"»{nearest}«", 1)
 
 
 def trace_text(trace: dict[str, Any]) -> str:

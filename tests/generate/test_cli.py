@@ -111,10 +111,11 @@ def test_passages_that_match_but_state_no_answer_are_offered_to_read(docent: Doc
     passages = [line for line in offered if line.startswith("  - ")]
     assert passages[0] == "  - handbook.md › Employee Handbook › Annual leave › Entitlement"
     assert 1 <= len(passages) <= 3
-    # Under each, its excerpt quoted: this short passage whole, the answer its first unit.
+    # Under each, its excerpt quoted: this short passage whole, its unit nearest the
+    # question (here the answer) marked as the web UI highlights it.
     assert offered[1].startswith(
-        "      “Full-time employees receive 25 days of paid annual leave per calendar year, "
-        "in addition to the public holidays of the country where they are employed. Part-time"
+        "      “»Full-time employees receive 25 days of paid annual leave per calendar year, "
+        "in addition to the public holidays of the country where they are employed.« Part-time"
     )
     code, out, _ = docent("ask", question, "--json", **unreachable)
     assert json.loads(out)["closest"][0]["id"] == "handbook.md#2"
