@@ -18,6 +18,7 @@ from api.recheck import trace_readable
 from api.users import CurrentUser
 from api.visibility import documents_by_source, readable_sources
 from docent.db.feedback import ANSWERED, JudgedAsk, citations_of, judged_asks, offered_passages
+from docent.db.models import as_utc
 
 LATEST = 10  # verdicts listed under each document, newest first
 
@@ -53,7 +54,7 @@ def feedback_by_document(
                         "verdict": ask.verdict.verdict,
                         "on": "answer" if ask.verdict.chunk_id is None else "passage",
                         "comment": ask.verdict.comment,
-                        "created_at": ask.verdict.created_at.isoformat(),
+                        "created_at": as_utc(ask.verdict.created_at).isoformat(),
                     }
                 )
     titles = {s: d.title for s, d in documents_by_source(session, rows).items()}

@@ -32,7 +32,7 @@ from api.handoffs import level_now, normalise_question
 from api.users import CurrentUser
 from api.visibility import can_read_level, highest_level, readable_sources, sources_level
 from docent.contracts import Hit, Principal
-from docent.db.models import ContentGap, ContentGapAsk, Document
+from docent.db.models import ContentGap, ContentGapAsk, Document, as_utc
 from docent.db.session import session_scope
 
 log = logging.getLogger("docent.api.gaps")
@@ -282,10 +282,10 @@ def gap_view(
         "last_missing": gap.last_missing if missing_ok else None,
         "missing_withheld": gap.last_missing is not None and not missing_ok,
         "closest_sources": readable_sources(session, user, gap.closest_sources, levels),
-        "first_seen": gap.first_seen.isoformat(),
-        "last_seen": gap.last_seen.isoformat(),
+        "first_seen": as_utc(gap.first_seen).isoformat(),
+        "last_seen": as_utc(gap.last_seen).isoformat(),
         "state": gap.state,
-        "closed_at": gap.closed_at.isoformat() if gap.closed_at else None,
+        "closed_at": as_utc(gap.closed_at).isoformat() if gap.closed_at else None,
         "answered_by": answered_by,
     }
 

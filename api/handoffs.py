@@ -190,7 +190,7 @@ def handoff_view(
     age = datetime.now(UTC) - as_utc(handoff.created_at)
     return {
         "id": handoff.id,
-        "created_at": handoff.created_at.isoformat(),
+        "created_at": as_utc(handoff.created_at).isoformat(),
         "age_seconds": max(0, int(age.total_seconds())),
         "question": handoff.question if detail_ok else None,
         "asker": handoff.asker,
@@ -201,7 +201,7 @@ def handoff_view(
         "details_withheld": not detail_ok,
         "trace_id": handoff.trace_id,
         "state": handoff.state,
-        "closed_at": handoff.closed_at.isoformat() if handoff.closed_at else None,
+        "closed_at": as_utc(handoff.closed_at).isoformat() if handoff.closed_at else None,
         "closed_by": handoff.closed_by,
         "resolution": handoff.resolution if detail_ok else None,
         "webhook_status": handoff.webhook_status,

@@ -237,7 +237,7 @@ def pace(
 
 
 def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value else None
+    return as_utc(value).isoformat() if value else None
 
 
 HIDDEN_SOURCE = "(a file above your clearance)"

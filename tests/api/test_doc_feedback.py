@@ -4,6 +4,7 @@ every verdict on an ask that showed anything they may not read."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 from api.users import add_user, issue_token
@@ -56,6 +57,7 @@ def test_the_docs_team_sees_feedback_per_document_only_what_they_may_read(env: A
         "not_answered",
         "answer",
     )
+    assert datetime.fromisoformat(latest["created_at"]).utcoffset() == timedelta(0)
     # eddie (employee) may not read severance.md: neither it nor that ask is shown to him.
     assert "severance.md" not in seen
     everything = env.get("eddie", "/api/feedback/documents").text

@@ -7,6 +7,7 @@ it with a note only readers of the covering document see; inline and through the
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,8 @@ def test_a_question_nothing_matches_is_a_gap_and_its_rephrasings_merge(gap_env: 
     gym = gaps["Is there a gym discount for employees?"]
     assert gym["count"] == 3 and "Do we get reduced gym membership?" not in gaps
     assert gym["last_seen"] and gym["last_outcome"] == "insufficient_evidence"
+    for moment in (gym["first_seen"], gym["last_seen"]):  # with their UTC offset
+        assert datetime.fromisoformat(moment).utcoffset() == timedelta(0)
     assert gaps["Is there a pension scheme?"]["count"] == 1
     # Operators read gaps too (API and page); askers do not.
     assert "Is there a gym discount for employees?" in open_gaps(gap_env, "otto")

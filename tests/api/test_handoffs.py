@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable
+from datetime import datetime, timedelta
 
 from api.gaps import record_gap
 from docent.db.session import session_scope
@@ -39,6 +40,8 @@ def test_a_non_answer_is_handed_to_the_owner_of_the_closest_document(
     assert handoff["closest_sources"][0] == "remote-work.md"
     assert "severance.md" not in handoff["closest_sources"]
     assert handoff["webhook_status"] == "sent: HTTP 200"
+    # Times carry their UTC offset on every database (SQLite hands them back naive).
+    assert datetime.fromisoformat(handoff["created_at"]).utcoffset() == timedelta(0)
     # The webhook got a Slack/Teams-shaped message: question, route, source names only.
     message = webhook.received[before]
     assert set(message) == {"text"}
@@ -58,6 +61,7 @@ def test_a_non_answer_is_handed_to_the_owner_of_the_closest_document(
     )
     assert closed.status_code == 200
     assert closed.json()["state"] == "closed" and closed.json()["closed_by"] == "eddie"
+    assert datetime.fromisoformat(closed.json()["closed_at"]).utcoffset() == timedelta(0)
     again = env.post("eddie", f"/api/handoffs/{handoff['id']}/close", json={})
     assert again.status_code == 409
     mine = env.get("ada", "/api/handoffs").json()["handoffs"]

@@ -4,6 +4,7 @@ of a job above the viewer's clearance are shown without name or error."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from tests.api.conftest import ApiEnv
@@ -77,7 +78,10 @@ def test_people_see_their_own_jobs_operators_see_all(env: ApiEnv) -> None:
     response = upload(env, "eddie", [("plants.md", b"# Plants\n\nWater them on Mondays.\n")])
     job_id = response.json()["job_id"]
     env.wait_job(job_id)
-    assert env.get("eddie", f"/api/jobs/{job_id}").status_code == 200
+    mine = env.get("eddie", f"/api/jobs/{job_id}")
+    assert mine.status_code == 200
+    for moment in ("created_at", "started_at", "finished_at"):  # with their UTC offset
+        assert datetime.fromisoformat(mine.json()[moment]).utcoffset() == timedelta(0)
     assert env.get("ada", f"/api/jobs/{job_id}").status_code == 404
     assert job_id not in {j["job_id"] for j in env.get("ada", "/api/jobs").json()["jobs"]}
     assert job_id in {j["job_id"] for j in env.get("otto", "/api/jobs").json()["jobs"]}
