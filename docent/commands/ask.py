@@ -25,21 +25,14 @@ def ask(
 ) -> None:
     """Answer a question from the indexed documents, with citations, or say they do not."""
     from docent.cli_support import cli_principal
-    from docent.errors import DocentError
+    from docent.commands.running import command_services
     from docent.settings import get_settings
-    from docent.wiring import open_services
     from generate.ask import ask_json
 
     settings = get_settings()
     principal = cli_principal(settings, access, groups)
-    services = open_services(settings)
-    try:
+    with command_services(settings) as services:
         result = services.asker.ask(question, principal)
-    except DocentError as exc:
-        typer.echo(f"error: {exc.message}", err=True)
-        raise typer.Exit(1) from None
-    finally:
-        services.close()
     if as_json:
         typer.echo(json.dumps(ask_json(result), ensure_ascii=False, indent=2))
     else:
@@ -55,19 +48,12 @@ def trace_show(
     as_json: Annotated[bool, typer.Option("--json", help="Print the trace as JSON.")] = False,
 ) -> None:
     """Show what one ask retrieved, what the model was sent and said, and the checks."""
-    from docent.errors import DocentError
+    from docent.commands.running import command_services
     from docent.settings import get_settings
-    from docent.wiring import open_services
     from generate.trace import load_trace
 
-    services = open_services(get_settings())
-    try:
+    with command_services(get_settings()) as services:
         trace = load_trace(services.sessions, trace_id)
-    except DocentError as exc:
-        typer.echo(f"error: {exc.message}", err=True)
-        raise typer.Exit(1) from None
-    finally:
-        services.close()
     if as_json:
         typer.echo(json.dumps(trace, ensure_ascii=False, indent=2))
     else:

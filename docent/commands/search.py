@@ -36,14 +36,12 @@ def search(
 ) -> None:
     """Search the indexed documents as a given asker: the hits retrieval passes on."""
     from docent.cli_support import cli_principal
-    from docent.errors import DocentError
+    from docent.commands.running import command_services
     from docent.settings import get_settings
-    from docent.wiring import open_services
 
     settings = get_settings()
     principal = cli_principal(settings, access, groups)
-    services = open_services(settings)
-    try:
+    with command_services(settings) as services:
         result = services.searcher.search(
             query,
             principal,
@@ -51,11 +49,6 @@ def search(
             threshold=threshold,
             include_pending=include_pending or None,
         )
-    except DocentError as exc:
-        typer.echo(f"error: {exc.message}", err=True)
-        raise typer.Exit(1) from exc
-    finally:
-        services.close()
     bar = settings.relevance_threshold if threshold is None else threshold
     if as_json:
         _echo_json(result, explain, bar)
@@ -98,22 +91,15 @@ collections_app = typer.Typer(
 def suggest() -> None:
     """Read the indexed documents and print a DOCENT_COLLECTIONS value to check and set:
     one collection per top-level folder, named by the folder and its distinctive names."""
-    from docent.errors import DocentError
+    from docent.commands.running import command_services
     from docent.scope import suggest_collections
     from docent.settings import get_settings
-    from docent.wiring import open_services
 
     settings = get_settings()
-    services = open_services(settings)
     texts: dict[str, list[str]] = {}
-    try:
+    with command_services(settings) as services:
         for chunk in services.index.scroll():
             texts.setdefault(chunk.source, []).append(chunk.text)
-    except DocentError as exc:
-        typer.echo(f"error: {exc.message}", err=True)
-        raise typer.Exit(1) from exc
-    finally:
-        services.close()
     suggested = suggest_collections({s: "\n".join(t) for s, t in texts.items()})
     if not suggested:
         typer.echo(
