@@ -154,52 +154,6 @@ def _last_question(question: str) -> str:
     return (asking or parts or [question])[-1]
 
 
-# The question-phrase rules ``expect`` reads a question with, each by name, in the order
-# they are tried: the first that matches says what the question asks for ("other" when none
-# does). ``evals/rule_ablation.py`` measures each one's worth leave one corpus out by reading
-# the cases without it; a deployment or a fit may read with a subset (``ExtractiveGenerator``).
-# Each rule here made some held-out corpus worse when left out (evals/reports/
-# rule_ablation.md); `length` only when read with the rest, but without it "How long must a
-# password be?" is read as a duration and drafts "within 5 business days"
-# (tests/evals/test_hostile.py). Four that changed no fold or only helped were removed: "how
-# much of" as a share, "how often" as a frequency ("how many times" still is one), "how far /
-# old / big" as a measure, and "how do I" as a how-to.
-RULES = (
-    "superlative",  # "the fastest charger", "which of the two … pays more": a row to pick
-    "how_many",  # a count of what "how many" names, per what it says
-    "length",  # "how long must it be": a length, not a time
-    "duration",  # "how long", "how soon", "what is the window"
-    "date",  # "when", "by when", "deadline", "what hours"
-    "percent",  # "what percentage"
-    "amount",  # "how much", "what is the allowance": money, else a quantity
-    "limit",  # "what's the most I can spend": the figure a limit sets, never a row picked
-    "who",  # "who approves", "which team"
-    "where",  # "where do I"
-    "overview",  # "what is the travel policy"
-    "yesno",  # "can I", "do we", "am I allowed": a rule
-)
-ALL_RULES = frozenset(RULES)
-
-
-def expect(question: str, rules: frozenset[str] = ALL_RULES) -> Expectation:
-    """What ``question`` asks for, read with the named ``rules`` (``RULES``; all of them by
-    default): the first rule that matches decides."""
-    whole = " ".join(question.lower().split())
-    asking = " ".join(_last_question(question).lower().split())
-    # "What's the most I can spend a night?" asks for a cap, not for a row to be picked.
-    limit = (
-        "limit" in rules and bool(_LIMIT.search(asking)) and bool(_VALUE_QUESTION.search(asking))
-    )
-    superlative = None if limit or "superlative" not in rules else _superlative(whole, asking)
-    counted = _how_many(whole, superlative) if "how_many" in rules else None
-    if counted is not None:
-        return counted
-    for rule in RULES[2:]:
-        if rule in rules and (found := _RULE_READINGS[rule](whole, asking, limit)) is not None:
-            return replace(found, superlative=superlative)
-    return Expectation("other", frozenset(), None, superlative)
-
-
 # A rule's reading: (the question, its asking sentence, whether it asks for a limit's value)
 # -> what it asks for, or None when the rule does not match.
 Reading = Callable[[str, str, bool], "Expectation | None"]
@@ -278,18 +232,56 @@ def _yesno(whole: str, asking: str, limit: bool) -> Expectation | None:
     return None
 
 
+# The readings of the rules after the two read first (a superlative, and "how many", which
+# decides alone), in the order they are tried.
 _RULE_READINGS: dict[str, Reading] = {
-    "length": _length,
-    "duration": _duration,
-    "date": _date,
-    "percent": _percent,
-    "amount": _amount,
-    "limit": _limit,
-    "who": _who,
-    "where": _where,
-    "overview": _overview,
-    "yesno": _yesno,
+    "length": _length,  # "how long must it be": a length, not a time
+    "duration": _duration,  # "how long", "how soon", "what is the window"
+    "date": _date,  # "when", "by when", "deadline", "what hours"
+    "percent": _percent,  # "what percentage"
+    "amount": _amount,  # "how much", "what is the allowance": money, else a quantity
+    "limit": _limit,  # "what's the most I can spend": a limit's figure, never a row picked
+    "who": _who,  # "who approves", "which team"
+    "where": _where,  # "where do I"
+    "overview": _overview,  # "what is the travel policy"
+    "yesno": _yesno,  # "can I", "do we", "am I allowed": a rule
 }
+
+# The question-phrase rules ``expect`` reads a question with, each by name, in the order
+# they are tried: the first that matches says what the question asks for ("other" when none
+# does). ``evals/rule_ablation.py`` measures each one's worth leave one corpus out by reading
+# the cases without it; a deployment or a fit may read with a subset (``ExtractiveGenerator``).
+# Each rule here made some held-out corpus worse when left out (evals/reports/
+# rule_ablation.md); `length` only when read with the rest, but without it "How long must a
+# password be?" is read as a duration and drafts "within 5 business days"
+# (tests/evals/test_hostile.py). Four that changed no fold or only helped were removed: "how
+# much of" as a share, "how often" as a frequency ("how many times" still is one), "how far /
+# old / big" as a measure, and "how do I" as a how-to.
+RULES = (
+    "superlative",  # "the fastest charger", "which of the two … pays more": a row to pick
+    "how_many",  # a count of what "how many" names, per what it says
+    *_RULE_READINGS,
+)
+ALL_RULES = frozenset(RULES)
+
+
+def expect(question: str, rules: frozenset[str] = ALL_RULES) -> Expectation:
+    """What ``question`` asks for, read with the named ``rules`` (``RULES``; all of them by
+    default): the first rule that matches decides."""
+    whole = " ".join(question.lower().split())
+    asking = " ".join(_last_question(question).lower().split())
+    # "What's the most I can spend a night?" asks for a cap, not for a row to be picked.
+    limit = (
+        "limit" in rules and bool(_LIMIT.search(asking)) and bool(_VALUE_QUESTION.search(asking))
+    )
+    superlative = None if limit or "superlative" not in rules else _superlative(whole, asking)
+    counted = _how_many(whole, superlative) if "how_many" in rules else None
+    if counted is not None:
+        return counted
+    for rule, reading in _RULE_READINGS.items():
+        if rule in rules and (found := reading(whole, asking, limit)) is not None:
+            return replace(found, superlative=superlative)
+    return Expectation("other", frozenset(), None, superlative)
 
 
 def _how_many(whole: str, superlative: Superlative | None) -> Expectation | None:
