@@ -61,7 +61,7 @@ def record_case(
     from generate.ask import ask_json
 
     opened, shut = gates
-    replay = replay or replay_search(services, case)
+    replay = replay_search(services, case) if replay is None else replay
     threshold = services.settings.relevance_threshold
     principal = principal_for(case)
     draft = replay_asker(services, replay, opened).ask(case.q, principal, threshold=threshold)

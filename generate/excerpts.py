@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docent.contracts import Hit
+from generate.text import collapse_space
 
 EXCERPT_UNITS = 3
 EXCERPT_CHARS = 400
@@ -42,10 +43,10 @@ class Excerpt:
 def excerpt(hit: Hit, nearest: Sequence[str] = ()) -> Excerpt | None:
     """The excerpt of ``hit``'s passage: ``nearest`` is its units the answerer scored, best
     first (as a person reads them); without them, the reranker's order of its units."""
-    ranked = [u for u in (_flat(t) for t in nearest) if u] or _reranked_units(hit)
+    ranked = [u for u in (collapse_space(t) for t in nearest) if u] or _reranked_units(hit)
     if not ranked:
         return None
-    document = [_flat(u) for u in hit.chunk.sentences]
+    document = [collapse_space(u) for u in hit.chunk.sentences]
     if _shown_whole(hit, document, ranked[0]):
         return Excerpt(ranked[0], " ".join(document))
     units = _nearest_units(ranked)
@@ -95,13 +96,9 @@ def _reranked_units(hit: Hit) -> list[str]:
     units = hit.chunk.sentences
     if hit.unit_scores and len(hit.unit_scores) == len(units):
         order = sorted(range(len(units)), key=lambda i: -hit.unit_scores[i])
-        return [u for u in (_flat(units[i]) for i in order) if u]
-    best = _flat(hit.best_sentence or "")
+        return [u for u in (collapse_space(units[i]) for i in order) if u]
+    best = collapse_space(hit.best_sentence or "")
     return [best] if best else []
-
-
-def _flat(text: str) -> str:
-    return " ".join(text.split())
 
 
 def _cut(text: str) -> str:

@@ -46,7 +46,7 @@ from generate.question_types import ALL_RULES, Expectation, expect
 from generate.quoting import ambiguous, cite, differ_in_figures
 from generate.reasons import UNCLEAR, VERSION_MISSING
 from generate.table_answers import superlative_table, table_answer
-from generate.text import content_words, split_sentences
+from generate.text import collapse_space, content_words, split_sentences
 from generate.unit_scoring import (
     GENERIC_WORDS,
     Scored,
@@ -292,7 +292,7 @@ class ExtractiveGenerator:
         # The same sentence in another block (a copy of the document in another format)
         # adds nothing: it is not a second answer.
         quoted = {
-            " ".join(piece.split())
+            collapse_space(piece)
             for c in outcome.citations
             for line in c.quote.splitlines()
             for piece in (line, *split_sentences(line))
@@ -301,7 +301,7 @@ class ExtractiveGenerator:
             s
             for s in scored
             if s.unit.hit is not best.unit.hit
-            and " ".join(s.unit.text.split()) not in quoted
+            and collapse_space(s.unit.text) not in quoted
             and s.unit.header is None
             and s.score >= max(best.score - margin, self.weights.min_score)
             and not s.unit.text.rstrip().endswith(":")

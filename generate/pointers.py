@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from docent.contracts import Answered, Outcome
 from generate.tables import row_reading
+from generate.text import collapse_space
 from generate.unit_scoring import Scored
 
 Pointer = tuple[str, str]  # (chunk id, a unit as a person reads it)
@@ -29,17 +30,14 @@ def quoted(considered: Sequence[Scored], draft: Answered) -> list[Scored]:
     if not draft.citations:
         return []
     first = draft.citations[0]
-    quote = _flat(first.quote)
+    quote = collapse_space(first.quote)
     found = [
         (at, s)
         for s in considered
-        if s.unit.hit.chunk.chunk_id == first.id and (at := quote.find(_flat(s.unit.text))) >= 0
+        if s.unit.hit.chunk.chunk_id == first.id
+        and (at := quote.find(collapse_space(s.unit.text))) >= 0
     ]
     return [s for _, s in sorted(found, key=lambda pair: pair[0])]
-
-
-def _flat(text: str) -> str:
-    return " ".join(text.split())
 
 
 def reading(scored: Scored) -> str:

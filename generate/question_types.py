@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from generate.text import stem
+from generate.text import collapse_space, stem
 
 Kind = Literal[
     "quantity",
@@ -268,8 +268,8 @@ ALL_RULES = frozenset(RULES)
 def expect(question: str, rules: frozenset[str] = ALL_RULES) -> Expectation:
     """What ``question`` asks for, read with the named ``rules`` (``RULES``; all of them by
     default): the first rule that matches decides."""
-    whole = " ".join(question.lower().split())
-    asking = " ".join(_last_question(question).lower().split())
+    whole = collapse_space(question.lower())
+    asking = collapse_space(_last_question(question).lower())
     # "What's the most I can spend a night?" asks for a cap, not for a row to be picked.
     limit = (
         "limit" in rules and bool(_LIMIT.search(asking)) and bool(_VALUE_QUESTION.search(asking))

@@ -93,6 +93,11 @@ def chunk_sentences(chunk: Chunk) -> tuple[str, ...]:
     return chunk.sentences or split_sentences(chunk.text)
 
 
+def collapse_space(text: str) -> str:
+    """Runs of whitespace made one space, the ends trimmed: a unit as it reads on one line."""
+    return " ".join(text.split())
+
+
 def normalise(text: str) -> str:
     """Curly quotes straightened, runs of whitespace made one space: what "verbatim" ignores."""
     return _SPACE.sub(" ", text.translate(_QUOTES)).strip()
