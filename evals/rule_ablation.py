@@ -108,27 +108,16 @@ def record_corpus(
     """One corpus's rows under every reading: one search per case, replayed for each."""
     from docent.settings import Settings
     from docent.wiring import open_services
-    from evals.cases import load_cases
-    from evals.runner import Grader, chunk_refs, replay_search, with_unretrieved
-    from evals.transfer_record import open_and_shut, record_case
+    from evals.cases import load_cases, select_split
+    from evals.transfer_record import record_readings
 
     services = open_services(Settings(data_dir=data_dir))
     try:
-        chunks = chunk_refs(services)
-        grader = Grader(chunks, services.settings.access_levels)
         cases = load_cases(cases_file, services.settings.access_levels)
-        every = [c for c in with_unretrieved(cases, chunks) if c.split == split]
-        gates = {label: open_and_shut(services, rules) for label, rules in readings.items()}
-        rows: dict[str, list[Row]] = {label: [] for label in readings}
-        for n, case in enumerate(every, start=1):
-            replay = replay_search(services, case)
-            for label, pair in gates.items():
-                rows[label].append(record_case(services, case, grader, name, pair, replay))
-            if n % 50 == 0:
-                print(f"{name}: {n}/{len(every)}", file=sys.stderr, flush=True)
+        # A derived unretrieved twin keeps its case's split: choosing first is the same.
+        return record_readings(services, select_split(cases, split), name, readings)
     finally:
         services.close()  # the embedded index has one owner at a time
-    return rows
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -53,15 +53,14 @@ def record_case(
     grader: Any,
     corpus: str,
     gates: tuple[ExtractiveGenerator, ExtractiveGenerator],
-    replay: ReplaySearcher | None = None,
+    replay: ReplaySearcher,
 ) -> dict[str, Any]:
-    """One case: one search (or ``replay``, the case's search already made), then the draft
-    with the gate open and what shows with it shut (``gates``, from ``open_and_shut``)."""
-    from evals.runner import principal_for, replay_asker, replay_search
+    """One case, its search made once (``replay``): the draft with the gate open and what
+    shows with it shut (``gates``, from ``open_and_shut``)."""
+    from evals.runner import principal_for, replay_asker
     from generate.ask import ask_json
 
     opened, shut = gates
-    replay = replay_search(services, case) if replay is None else replay
     threshold = services.settings.relevance_threshold
     principal = principal_for(case)
     draft = replay_asker(services, replay, opened).ask(case.q, principal, threshold=threshold)
@@ -135,19 +134,34 @@ def open_and_shut(
     )
 
 
-def record(services: Services, cases: Sequence[Case], corpus: str) -> list[dict[str, Any]]:
-    from evals.runner import Grader, chunk_refs, with_unretrieved
+def record_readings(
+    services: Services,
+    cases: Sequence[Case],
+    corpus: str,
+    readings: Mapping[str, frozenset[str] | None],
+) -> dict[str, list[dict[str, Any]]]:
+    """One corpus's rows under each reading of its questions (label -> the question-phrase
+    rules to read with; None: the deployment's): every case and its ``unretrieved`` twin
+    searched once, that search replayed for each reading."""
+    from evals.runner import Grader, chunk_refs, replay_search, with_unretrieved
 
     chunks = chunk_refs(services)
     grader = Grader(chunks, services.settings.access_levels)
     every = with_unretrieved(cases, chunks)
-    gates = open_and_shut(services)
-    rows = []
+    gates = {label: open_and_shut(services, rules) for label, rules in readings.items()}
+    rows: dict[str, list[dict[str, Any]]] = {label: [] for label in readings}
     for n, case in enumerate(every, start=1):
-        rows.append(record_case(services, case, grader, corpus, gates))
+        replay = replay_search(services, case)
+        for label, pair in gates.items():
+            rows[label].append(record_case(services, case, grader, corpus, pair, replay))
         if n % 50 == 0:
             print(f"{corpus}: {n}/{len(every)}", file=sys.stderr, flush=True)
     return rows
+
+
+def record(services: Services, cases: Sequence[Case], corpus: str) -> list[dict[str, Any]]:
+    """One corpus's rows as the deployment reads its questions."""
+    return record_readings(services, cases, corpus, {corpus: None})[corpus]
 
 
 def main(argv: list[str] | None = None) -> int:
