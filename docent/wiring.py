@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from retrieval.keyword import KeywordIndex
     from retrieval.rerank import Reranker
     from retrieval.searcher import Searcher
+    from retrieval.terms import WordVectorCache
     from store.protocol import ChunkIndex
 
 # Opens (and ensures) the chunk index for the configured embedder's model.
@@ -192,7 +193,15 @@ class Services:
             include_pending=s.include_pending,
             collections=Collections.from_mapping(s.collections),
             order=DEFAULT_ORDER if evidence else None,
+            words=self.word_vectors if evidence else None,
         )
+
+    @cached_property
+    def word_vectors(self) -> WordVectorCache:
+        """Single words' vectors for the evidence order's term coverage, kept on disk."""
+        from retrieval.terms import WordVectorCache
+
+        return WordVectorCache(self.query_encoder, self.settings.data_dir / "terms")
 
     @cached_property
     def ingestor(self) -> Ingestor:
@@ -259,6 +268,8 @@ class Services:
         )
 
     def close(self) -> None:
+        if "word_vectors" in self.__dict__:
+            self.word_vectors.save()
         if "keyword_index" in self.__dict__:
             self.keyword_index.close()
         if "index" in self.__dict__:

@@ -1,19 +1,22 @@
 """The order the reranked candidates are passed on in: the reranker's relevance blended with
-what the two first-stage legs saw.
+what the two first-stage legs saw and how much of the question's wording the passage covers.
 
 The offline reranker reads one question against each passage's stored vectors; on a
 paraphrased or scenario question its best passage is often a near-topic one, while the
-passage holding the answer sits a few places lower with a strong keyword-leg rank (the
-question shares a rare word with it) or a second unit that also matches. A linear blend of
+passage holding the answer sits a few places lower with a strong vector-leg rank, a second
+unit that also matches, or more of the question's words (or their paraphrases: "washing my
+clothes", "laundry") among its own (``retrieval/terms.py``). A linear blend of
 those signals, fitted as a pairwise ranker on four corpora's dev splits and checked leave
 one corpus out (``python -m evals.order_fit``, ``evals/reports/retrieval_order.md``), puts
-the answer-bearing passage in the top five more often on every corpus it was not fitted on.
+the answer-bearing passage in the top three more often than the reranker on the corpora it
+was not fitted on, but one: 18F's (51 → 50 of 62 dev questions; GitHub's 50 → 61 of 72).
 
 Only the order changes: ``score`` and ``rerank_score`` stay the reranker's, so the relevance
-threshold is read as before, and the answerer reads each block's new rank. A question that
-names a code (``RC-77``, ``7.3(b)``) keeps the reranker's rule for it at the same strength
-against the cosines: the embedder cannot tell ``RC-77`` from ``RC-75``, and a look-alike's
-units would otherwise outvote the passage that holds the code.
+threshold is read as before, and the answerer reads each block's new rank. For a question
+that names a code (``RC-77``, ``7.3(b)``), a passage holding more of the codes comes first,
+whatever the blend says: the embedder cannot tell ``RC-77`` from ``RC-75``, and a
+look-alike's units and vector-leg rank would otherwise outvote the passage that holds the
+code (beside the term coverage's weights, a bonus scaled like the reranker's no longer did).
 """
 
 from __future__ import annotations
@@ -24,9 +27,11 @@ from collections.abc import Sequence
 from dataclasses import astuple, dataclass, fields, replace
 
 import numpy as np
+from numpy.typing import NDArray
 
 from docent.contracts import Hit
-from retrieval.rerank import CODE_WEIGHT, passage_coverage, query_codes
+from retrieval.rerank import passage_coverage, query_codes
+from retrieval.terms import WordVectors, term_coverage
 
 # A leg rank r enters as 1 / (RANK_OFFSET + r): the first few places of a leg differ, the
 # tail of a 100-deep leg hardly does.
@@ -43,6 +48,7 @@ class OrderSignals:
     keyword: float  # 1 / (RANK_OFFSET + its BM25 rank); 0 where that leg missed it
     vector: float  # 1 / (RANK_OFFSET + its vector rank); 0 where that leg missed it
     units: float  # log(1 + its number of units): a long passage has more chances to match
+    terms: float  # the share of the question's words it covers (``retrieval/terms.py``)
 
     def vector_of(self) -> tuple[float, ...]:
         return astuple(self)
@@ -51,12 +57,21 @@ class OrderSignals:
 ORDER_SIGNALS = tuple(f.name for f in fields(OrderSignals))
 
 
-def order_signals(hit: Hit) -> OrderSignals:
-    return OrderSignals(*signal_row(hit))
+def order_signals(hit: Hit, terms: float = 0.0) -> OrderSignals:
+    return OrderSignals(*signal_row(hit), terms)
+
+
+def pool_signals(query: str, hits: Sequence[Hit], words: WordVectors | None) -> NDArray[np.float64]:
+    """``OrderSignals`` of one question's candidates, one row each; the term coverage is read
+    over the whole pool (its word weights are), 0 without word vectors."""
+    rows = np.array([signal_row(h) for h in hits], dtype=np.float64).reshape(len(hits), -1)
+    terms = term_coverage(query, hits, words) if words is not None else np.zeros(len(hits))
+    return np.column_stack([rows, terms]) if len(hits) else np.zeros((0, len(ORDER_SIGNALS)))
 
 
 def signal_row(hit: Hit) -> tuple[float, float, float, float, float, float]:
-    """``OrderSignals`` of one hit as a plain tuple (the blend reads 50 per question)."""
+    """The ``OrderSignals`` one hit holds by itself (all but the term coverage, which is read
+    over the pool), as a plain tuple: the blend reads 50 per question."""
     relevance = hit.rerank_score if hit.rerank_score is not None else hit.score
     best, runner_up = _two_best(hit.unit_scores, relevance)
     return (
@@ -95,25 +110,26 @@ class EvidenceOrder:
     keyword: float
     vector: float
     units: float
+    terms: float = 0.0
 
     def __post_init__(self) -> None:
         for name, value in zip(ORDER_SIGNALS, astuple(self), strict=True):
             if not math.isfinite(value):
                 raise ValueError(f"order weight {name} must be a finite number, got {value}")
 
-    def order(self, query: str, hits: Sequence[Hit]) -> list[Hit]:
+    def order(self, query: str, hits: Sequence[Hit], words: WordVectors | None = None) -> list[Hit]:
         """The hits best first by the blend (ties keep the reranker's order), ranks
-        renumbered from 1; scores unchanged."""
+        renumbered from 1; scores unchanged. Without ``words`` the term coverage reads 0."""
         if not hits:
             return []
-        values = np.array([signal_row(h) for h in hits]) @ np.array(astuple(self))
+        values = pool_signals(query, hits, words if self.terms else None) @ np.array(astuple(self))
         codes = query_codes(query)
-        if codes:
-            # The cosines' total weight here, as the reranker's cosines weigh 1 in all.
-            code_weight = CODE_WEIGHT * (self.rerank + self.best_unit + self.next_unit)
+        if not codes:
+            order = np.argsort(-values, kind="stable")  # ties keep the incoming order
+        else:
             # The offline reranker read it for this question already; a CrossEncoder or a
             # hit built by hand did not.
-            values += code_weight * np.array(
+            held = np.array(
                 [
                     h.code_coverage
                     if h.code_coverage is not None
@@ -121,12 +137,22 @@ class EvidenceOrder:
                     for h in hits
                 ]
             )
-        order = np.argsort(-values, kind="stable")  # ties keep the incoming order
+            # More of the named codes first, then the blend, then the incoming order.
+            order = np.lexsort((np.arange(len(hits)), -values, -held))
         return [replace(hits[i], rank=rank) for rank, i in enumerate(order.tolist(), start=1)]
 
 
 # Fitted on the dev splits of the sample corpus and the three organisations of
 # ../shared/corpora (evals/reports/retrieval_order.md); scale is immaterial, only ratios.
+# The keyword leg's weight is below 0 beside the term coverage, which reads the same shared
+# words and their paraphrases: of two passages that cover the question alike, the one the
+# keyword leg ranked high on a word or two alone is the likelier near-topic one.
 DEFAULT_ORDER = EvidenceOrder(
-    rerank=1.0, best_unit=1.2364, next_unit=0.8611, keyword=3.1559, vector=4.6552, units=0.2364
+    rerank=1.0,
+    best_unit=2.181,
+    next_unit=1.0322,
+    keyword=-0.57,
+    vector=4.8921,
+    units=0.2215,
+    terms=2.3159,
 )

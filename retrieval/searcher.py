@@ -34,6 +34,7 @@ from retrieval.keyword import KeywordIndex
 from retrieval.order import EvidenceOrder
 from retrieval.permissions import access_filter
 from retrieval.rerank import Reranker
+from retrieval.terms import WordVectors
 from store.access import AccessFilter
 from store.protocol import ChunkIndex
 
@@ -90,9 +91,11 @@ class Searcher:
         include_pending: bool,
         collections: Collections | None = None,
         order: EvidenceOrder | None = None,
+        words: WordVectors | None = None,
     ) -> None:
         """``order``: how the reranked candidates are passed on (``retrieval/order.py``);
-        None keeps the reranker's order."""
+        None keeps the reranker's order. ``words``: the word vectors its term coverage
+        reads (``retrieval/terms.py``); None reads it as 0."""
         for name, value in (("leg_top_n", leg_top_n), ("fused_top_m", fused_top_m)):
             if value <= 0:
                 raise ValueError(f"{name} must be greater than 0, got {value}")
@@ -116,6 +119,7 @@ class Searcher:
         self.include_pending = include_pending
         self.collections = collections or Collections()
         self.order = order
+        self.words = words
 
     def current_version(self) -> int:
         with self.sessions() as session:
@@ -193,7 +197,7 @@ class Searcher:
         with clock.stage("rerank"):
             reranked = self.reranker.rerank(text, fusion.candidates)
             if self.order is not None:
-                reranked = self.order.order(text, reranked)
+                reranked = self.order.order(text, reranked, self.words)
         with clock.stage("cut"):
             readable = [h for h in reranked if allowed(h.chunk)]
             ordered = supersession_order(readable, version_request(text))

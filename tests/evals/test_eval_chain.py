@@ -370,7 +370,7 @@ def test_order_fit_records_every_fused_candidate_and_reports_each_fold(
         paths.append(out)
     rows = [json.loads(line) for line in paths[0].read_text(encoding="utf-8").splitlines()]
     assert rows and all(r["corpus"] == "one" and r["candidates"] for r in rows)
-    assert all(len(c["signals"]) == 6 for r in rows for c in r["candidates"])
+    assert all(len(c["signals"]) == 7 for r in rows for c in r["candidates"])
     assert any(c["holds"] for r in rows for c in r["candidates"])
     ranks = [sorted(c["rerank_rank"] for c in r["candidates"]) for r in rows]
     assert all(rank == list(range(1, len(rank) + 1)) for rank in ranks)

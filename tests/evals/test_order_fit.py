@@ -17,7 +17,7 @@ def candidate(rank: int, relevance: float, keyword: float, holds: bool) -> dict[
     return {
         "id": f"d{rank}.md#0",
         "rerank_rank": rank,
-        "signals": [relevance, relevance, relevance, keyword, 0.0, 0.7],
+        "signals": [relevance, relevance, relevance, keyword, 0.0, 0.7, 0.5],
         "holds": holds,
     }
 
@@ -78,3 +78,13 @@ def test_the_report_holds_each_corpus_out_and_reads_one_split() -> None:
 
 def test_a_fitted_order_is_an_evidence_order() -> None:
     assert isinstance(fit_order([question("a", n) for n in range(5)]), EvidenceOrder)
+
+
+def test_rows_recorded_with_another_set_of_signals_are_refused_with_what_to_do() -> None:
+    old = question("a", 0)
+    for c in old["candidates"]:
+        c["signals"] = c["signals"][:6]  # recorded before the term coverage
+    with pytest.raises(ValueError, match="record them again"):
+        fit_order([old])
+    with pytest.raises(ValueError, match="record them again"):
+        report([old], "dev")

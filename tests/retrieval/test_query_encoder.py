@@ -17,6 +17,7 @@ from ingest.onnx_encoder import OnnxQueryEncoder
 from retrieval.query_cache import QueryVectorCache
 from retrieval.rerank import SentenceReranker
 from retrieval.searcher import Searcher
+from retrieval.terms import WordVectorCache
 from tests.retrieval.conftest import bump, make_settings
 from tests.retrieval.corpus import CORPUS, write_chunks
 
@@ -60,6 +61,7 @@ def torch_searcher(services: Services) -> Searcher:
         threshold=0.0,
         include_pending=s.include_pending,
         order=services.searcher.order,  # the same order as the ONNX searcher's
+        words=WordVectorCache(services.embedder, None),  # its words' vectors by torch too
     )
 
 

@@ -1,0 +1,166 @@
+"""How much of a question's wording a passage covers, word by word: the evidence order's
+seventh signal (``retrieval/order.py``).
+
+A word of the question counts as covered by the passage's nearest word — the cosine of the
+bundled embedder's vectors of the two words read alone — so "washing my clothes" finds
+"laundry" and "ring" finds "telephone", where the keyword leg needs the same word and the
+passage vector blurs one sentence's rule into its neighbours'. A cosine at or below
+``FLOOR`` covers nothing, 1 covers the word fully. Words weigh by how few of the question's
+own candidates hold them (an inverse document frequency over the candidate pool, not the
+corpus: a word every candidate shares tells them apart no better than none does, on any
+corpus). Chosen on the dev splits, leave one corpus out (evals/reports/transfer.md,
+change set 7).
+
+Word vectors are computed once per word and kept in ``<data_dir>/terms/`` (one file per
+embedding model), so a new process reads them instead of embedding again; a word never
+seen is embedded when a question or a candidate first holds it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from docent.contracts import Chunk, Embedder, Hit
+from retrieval.tokenize import STOP_WORDS
+
+log = logging.getLogger(__name__)
+
+FLOOR = 0.3
+# Words of three letters or more; digits and codes are the keyword leg's and the code
+# rule's (an embedder cannot tell "RC-77" from "RC-75").
+_WORD = re.compile(r"[^\W\d_]{3,}")
+# New words are written out once this many have gathered (and when the process closes).
+SAVE_EVERY = 256
+_BATCH = 256
+
+
+class WordVectors(Protocol):
+    """Unit vectors of single words, one row per word asked for."""
+
+    def vectors(self, words: Sequence[str]) -> NDArray[np.float32]: ...
+
+
+@lru_cache(maxsize=8192)
+def content_words(text: str) -> tuple[str, ...]:
+    """The distinct words of ``text`` worth matching: lower-cased, three letters or more,
+    not stop words, sorted."""
+    return tuple(sorted({w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS}))
+
+
+def passage_words(chunk: Chunk) -> tuple[str, ...]:
+    """A passage's words, its heading path's included (a rule's subject is often only there)."""
+    return content_words(" ".join((*chunk.heading_path, chunk.text)))
+
+
+def term_coverage(question: str, hits: Sequence[Hit], words: WordVectors) -> NDArray[np.float64]:
+    """Per hit, the weighted share of the question's words its passage covers (0–1)."""
+    asked = content_words(question)
+    if not asked or not hits:
+        return np.zeros(len(hits))
+    held = [frozenset(passage_words(h.chunk)) for h in hits]
+    n = len(hits)
+    weights = np.array([math.log((n + 1) / (sum(w in p for p in held) + 0.5)) for w in asked])
+    weights /= weights.sum()
+    vocabulary = sorted(set(asked).union(*held))
+    row = {w: i for i, w in enumerate(vocabulary)}
+    table = words.vectors(vocabulary)
+    similarity = table[[row[w] for w in asked]] @ table.T  # question words × vocabulary
+    coverage = np.zeros(n)
+    for i, passage in enumerate(held):
+        if passage:
+            nearest = similarity[:, [row[w] for w in passage]].max(axis=1)
+            coverage[i] = float(weights @ np.clip((nearest - FLOOR) / (1.0 - FLOOR), 0.0, 1.0))
+    return coverage
+
+
+class WordVectorCache:
+    """``WordVectors`` through an embedder, each word embedded once and kept on disk.
+
+    Thread-safe; a file another process wrote in the meantime is overwritten (it is a cache:
+    a word lost is embedded again)."""
+
+    def __init__(self, embedder: Embedder, folder: Path | None) -> None:
+        self.embedder = embedder
+        key = hashlib.sha256(f"{embedder.model_name}:{embedder.dimension}".encode()).hexdigest()
+        self.path = Path(folder) / f"words-{key[:16]}.npz" if folder is not None else None
+        self._lock = threading.Lock()
+        self._row: dict[str, int] = {}
+        self._table = np.zeros((0, embedder.dimension), dtype=np.float32)
+        self._unsaved = 0
+        self._load()
+
+    def __len__(self) -> int:
+        return len(self._row)
+
+    def vectors(self, words: Sequence[str]) -> NDArray[np.float32]:
+        with self._lock:
+            missing = sorted({w for w in words if w not in self._row})
+            if missing:
+                self._add(missing)
+            return self._table[[self._row[w] for w in words]]
+
+    def _add(self, missing: list[str]) -> None:
+        fresh = [
+            self.embedder.embed(missing[i : i + _BATCH]) for i in range(0, len(missing), _BATCH)
+        ]
+        start = len(self._table)
+        self._table = np.concatenate([self._table, *fresh]).astype(np.float32, copy=False)
+        for i, word in enumerate(missing):
+            self._row[word] = start + i
+        self._unsaved += len(missing)
+        if self._unsaved >= SAVE_EVERY:
+            self._save()
+
+    def save(self) -> None:
+        """Write the words gathered since the last write (the process is closing)."""
+        with self._lock:
+            if self._unsaved:
+                self._save()
+
+    def _load(self) -> None:
+        if self.path is None or not self.path.exists():
+            return
+        try:
+            with np.load(self.path, allow_pickle=False) as data:
+                words = [str(w) for w in data["words"]]
+                table = np.asarray(data["vectors"], dtype=np.float32)
+        except (OSError, KeyError, ValueError) as exc:
+            log.warning("word vectors %s unreadable (%s); embedding words again", self.path, exc)
+            return
+        if table.shape != (len(words), self.embedder.dimension):
+            log.warning("word vectors %s do not fit the embedder; embedding again", self.path)
+            return
+        self._row = {w: i for i, w in enumerate(words)}
+        self._table = table
+
+    def _save(self) -> None:
+        if self.path is None:
+            self._unsaved = 0
+            return
+        words = sorted(self._row, key=self._row.__getitem__)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".npz")
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    np.savez(fh, words=np.array(words, dtype=np.str_), vectors=self._table)
+                os.replace(tmp, self.path)  # atomic: a reader sees the old file or the new
+            finally:
+                Path(tmp).unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("word vectors not saved to %s: %s", self.path, exc)
+            return
+        self._unsaved = 0

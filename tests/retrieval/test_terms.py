@@ -1,0 +1,132 @@
+"""The evidence order's term coverage (``retrieval/terms.py``): a question's words met by
+the nearest word of each candidate, over the bundled embedder's vectors of single words,
+kept on disk per model."""
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from docent.contracts import Hit
+from retrieval.order import DEFAULT_ORDER, pool_signals
+from retrieval.terms import WordVectorCache, content_words, term_coverage
+from tests.retrieval.corpus import make_chunk
+
+
+def hit(name: str, text: str, heading: tuple[str, ...] = ()) -> Hit:
+    return Hit(
+        chunk=make_chunk(name, 0, text, heading=heading), rank=1, score=0.5, rerank_score=0.5
+    )
+
+
+@dataclass
+class CountingEmbedder:
+    """The bundled embedder, counting the texts it is asked to embed."""
+
+    inner: Any
+    texts: list[str] = field(default_factory=list)
+
+    @property
+    def model_name(self) -> str:
+        return str(self.inner.model_name)
+
+    @property
+    def dimension(self) -> int:
+        return int(self.inner.dimension)
+
+    def embed(self, texts: Any) -> Any:
+        self.texts.extend(texts)
+        return self.inner.embed(texts)
+
+
+def test_content_words_are_the_distinct_lower_case_words_of_three_letters_or_more() -> None:
+    words = content_words("Do I get 30 days of Annual leave? The annual LEAVE, RC-77.")
+    assert words == ("annual", "days", "get", "leave")  # no stop words, digits or codes
+
+
+def test_a_paraphrase_covers_the_question_where_no_word_is_shared(
+    bundled_embedder: Any, tmp_path: Path
+) -> None:
+    words = WordVectorCache(bundled_embedder, tmp_path)
+    question = "Can I get money back for washing my clothes on a trip?"
+    laundry = hit("laundry.md", "Laundry expenses are reimbursed after four nights away.")
+    parking = hit("parking.md", "Parking at the office is free for visitors.")
+    coverage = term_coverage(question, [parking, laundry], words)
+    assert coverage[1] > coverage[0] + 0.05
+    assert all(0.0 <= c <= 1.0 for c in coverage)
+
+
+def test_a_word_every_candidate_holds_tells_them_apart_less_than_a_rare_one(
+    bundled_embedder: Any, tmp_path: Path
+) -> None:
+    words = WordVectorCache(bundled_embedder, tmp_path)
+    question = "How many vacation days does TTS give?"
+    tts = [hit(f"tts{i}.md", f"TTS staff note {i} about onboarding.") for i in range(4)]
+    vacation = hit("vacation.md", "Vacation is 20 days a year.")
+    coverage = term_coverage(question, [*tts, vacation], words)
+    assert coverage[-1] == max(coverage)
+
+
+def test_the_heading_path_counts_as_the_passages_words(
+    bundled_embedder: Any, tmp_path: Path
+) -> None:
+    words = WordVectorCache(bundled_embedder, tmp_path)
+    question = "How much is the per diem in Lisbon?"
+    bare = hit("a.md", "Lisbon: 64 euros.")
+    headed = hit("b.md", "Lisbon: 64 euros.", heading=("Travel", "Per diem rates"))
+    coverage = term_coverage(question, [bare, headed], words)
+    assert coverage[1] > coverage[0]
+
+
+def test_no_words_to_match_reads_zero_and_the_order_without_vectors_keeps_its_six_signals(
+    bundled_embedder: Any, tmp_path: Path
+) -> None:
+    words = WordVectorCache(bundled_embedder, tmp_path)
+    hits = [hit("a.md", "Some text here."), hit("b.md", "Other text.")]
+    assert term_coverage("is it 30?", hits, words).tolist() == [0.0, 0.0]
+    assert term_coverage("vacation days", [], words).shape == (0,)
+    without = pool_signals("vacation days", hits, None)
+    assert without.shape == (2, 7) and without[:, 6].tolist() == [0.0, 0.0]
+    assert DEFAULT_ORDER.terms > 0  # the default reads the coverage
+
+
+def test_each_word_is_embedded_once_and_a_new_process_reads_them_from_disk(
+    bundled_embedder: Any, tmp_path: Path
+) -> None:
+    first = CountingEmbedder(bundled_embedder)
+    cache = WordVectorCache(first, tmp_path)
+    table = cache.vectors(["laundry", "parking", "laundry"])
+    assert sorted(first.texts) == ["laundry", "parking"]
+    np.testing.assert_allclose(table[0], table[2])
+    np.testing.assert_allclose(table[0], bundled_embedder.embed(["laundry"])[0], atol=1e-5)
+    cache.vectors(["laundry"])
+    assert len(first.texts) == 2  # not embedded again
+    cache.save()
+
+    second = CountingEmbedder(bundled_embedder)
+    again = WordVectorCache(second, tmp_path)
+    np.testing.assert_allclose(again.vectors(["parking"]), table[1:2])
+    assert second.texts == [] and len(again) == 2
+
+
+def test_an_unreadable_or_foreign_file_is_embedded_again_not_trusted(
+    bundled_embedder: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache = WordVectorCache(bundled_embedder, tmp_path)
+    assert cache.path is not None
+    cache.path.parent.mkdir(parents=True, exist_ok=True)
+    cache.path.write_bytes(b"not an npz file")
+    counting = CountingEmbedder(bundled_embedder)
+    with caplog.at_level(logging.WARNING, logger="retrieval.terms"):
+        fresh = WordVectorCache(counting, tmp_path)
+    assert "unreadable" in caplog.text
+    fresh.vectors(["laundry"])
+    assert counting.texts == ["laundry"]
+
+    np.savez(cache.path, words=np.array(["laundry"]), vectors=np.zeros((1, 3), np.float32))
+    with caplog.at_level(logging.WARNING, logger="retrieval.terms"):
+        wrong_size = WordVectorCache(bundled_embedder, tmp_path)
+    assert len(wrong_size) == 0 and "do not fit" in caplog.text
