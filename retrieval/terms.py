@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import math
 import os
 import re
 import tempfile
@@ -42,15 +41,22 @@ FLOOR = 0.3
 # Words of three letters or more; digits and codes are the keyword leg's and the code
 # rule's (an embedder cannot tell "RC-77" from "RC-75").
 _WORD = re.compile(r"[^\W\d_]{3,}")
+# Passages whose word rows are kept in memory (~1 KB each).
+PASSAGES_KEPT = 20_000
 # New words are written out once this many have gathered (and when the process closes).
 SAVE_EVERY = 256
 _BATCH = 256
 
 
 class WordVectors(Protocol):
-    """Unit vectors of single words, one row per word asked for."""
+    """Unit vectors of single words: rows of one table, looked up by word or by passage."""
 
-    def vectors(self, words: Sequence[str]) -> NDArray[np.float32]: ...
+    @property
+    def table(self) -> NDArray[np.float32]: ...
+
+    def rows(self, words: Sequence[str]) -> NDArray[np.intp]: ...
+
+    def passage_rows(self, chunk: Chunk) -> NDArray[np.intp]: ...
 
 
 @lru_cache(maxsize=8192)
@@ -60,29 +66,39 @@ def content_words(text: str) -> tuple[str, ...]:
     return tuple(sorted({w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS}))
 
 
-def passage_words(chunk: Chunk) -> tuple[str, ...]:
-    """A passage's words, its heading path's included (a rule's subject is often only there)."""
-    return content_words(" ".join((*chunk.heading_path, chunk.text)))
+def passage_words(chunk: Chunk) -> list[str]:
+    """A passage's distinct words, its heading path's included (a rule's subject is often
+    only there), in no order (it is read ~50 times a question: no sorting, no cache on the
+    text: ``WordVectorCache.passage_rows`` keeps the result per chunk)."""
+    found = set(_WORD.findall(" ".join((*chunk.heading_path, chunk.text)).lower()))
+    found -= STOP_WORDS
+    return list(found)
 
 
 def term_coverage(question: str, hits: Sequence[Hit], words: WordVectors) -> NDArray[np.float64]:
     """Per hit, the weighted share of the question's words its passage covers (0–1)."""
     asked = content_words(question)
+    coverage = np.zeros(len(hits))
     if not asked or not hits:
-        return np.zeros(len(hits))
-    held = [frozenset(passage_words(h.chunk)) for h in hits]
-    n = len(hits)
-    weights = np.array([math.log((n + 1) / (sum(w in p for p in held) + 0.5)) for w in asked])
+        return coverage
+    asked_rows = words.rows(asked)
+    held = [words.passage_rows(h.chunk) for h in hits]
+    table = words.table  # read after the rows: it holds every row handed out
+    lengths = np.fromiter((len(r) for r in held), dtype=np.intp, count=len(held))
+    if not lengths.any():
+        return coverage
+    flat = np.concatenate(held)
+    # How many candidates hold each question word (a passage lists a word once).
+    holders = np.array([np.count_nonzero(flat == r) for r in asked_rows], dtype=np.float64)
+    weights = np.log((len(hits) + 1) / (holders + 0.5))
     weights /= weights.sum()
-    vocabulary = sorted(set(asked).union(*held))
-    row = {w: i for i, w in enumerate(vocabulary)}
-    table = words.vectors(vocabulary)
-    similarity = table[[row[w] for w in asked]] @ table.T  # question words × vocabulary
-    coverage = np.zeros(n)
-    for i, passage in enumerate(held):
-        if passage:
-            nearest = similarity[:, [row[w] for w in passage]].max(axis=1)
-            coverage[i] = float(weights @ np.clip((nearest - FLOOR) / (1.0 - FLOOR), 0.0, 1.0))
+    present, where = np.unique(flat, return_inverse=True)
+    similarity = (table[asked_rows] @ table[present].T)[:, where]  # question words × units
+    filled = np.flatnonzero(lengths)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[filled]
+    nearest = np.maximum.reduceat(similarity, starts, axis=1)  # question words × passages
+    covered = np.clip((nearest - FLOOR) / (1.0 - FLOOR), 0.0, 1.0)
+    coverage[filled] = weights @ covered
     return coverage
 
 
@@ -100,17 +116,37 @@ class WordVectorCache:
         self._row: dict[str, int] = {}
         self._table = np.zeros((0, embedder.dimension), dtype=np.float32)
         self._unsaved = 0
+        self._passages: dict[tuple[str, str], NDArray[np.intp]] = {}
         self._load()
 
     def __len__(self) -> int:
         return len(self._row)
 
+    @property
+    def table(self) -> NDArray[np.float32]:
+        return self._table
+
     def vectors(self, words: Sequence[str]) -> NDArray[np.float32]:
+        rows = self.rows(words)
+        return self._table[rows]
+
+    def rows(self, words: Sequence[str]) -> NDArray[np.intp]:
         with self._lock:
-            missing = sorted({w for w in words if w not in self._row})
+            missing = set(words).difference(self._row)
             if missing:
-                self._add(missing)
-            return self._table[[self._row[w] for w in words]]
+                self._add(sorted(missing))
+            return np.array(list(map(self._row.__getitem__, words)), dtype=np.intp)
+
+    def passage_rows(self, chunk: Chunk) -> NDArray[np.intp]:
+        """The rows of a passage's words, kept per chunk version (a question reads ~50)."""
+        key = (chunk.chunk_id, chunk.content_hash)
+        found = self._passages.get(key)
+        if found is None:
+            found = self.rows(passage_words(chunk))
+            if len(self._passages) >= PASSAGES_KEPT:
+                self._passages.clear()  # a crude bound; refilled by the next questions
+            self._passages[key] = found
+        return found
 
     def _add(self, missing: list[str]) -> None:
         fresh = [
