@@ -238,15 +238,13 @@ def time_questions(
 
 
 def learn_words(services: Any) -> dict[str, float]:
-    """Embed every word of the index once before the timings, as a running deployment has
-    them on disk (``retrieval/terms.py``): a question then pays only for the term coverage,
-    not for its candidates' first sight. Returns the count and the seconds it took."""
-    from retrieval.terms import passage_words
-
+    """Read every passage's words and embed them before the timings, as ``docent serve``
+    does at start (``Searcher.warm``, ``retrieval/terms.py``): a question then pays only for
+    the term coverage, not for its candidates' first sight. Returns the count of words and
+    the seconds it took."""
     started = time.perf_counter()
-    words = sorted({w for c in services.keyword_index.chunks for w in passage_words(c)})
-    services.word_vectors.vectors(words)
-    return {"count": len(words), "seconds": round(time.perf_counter() - started, 1)}
+    services.word_vectors.learn(services.keyword_index.chunks)
+    return {"count": len(services.word_vectors), "seconds": round(time.perf_counter() - started, 1)}
 
 
 def embed_ms(encoder: Any, text: str) -> float:

@@ -13,6 +13,7 @@ become a leak).
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -125,12 +126,24 @@ class Searcher:
         with self.sessions() as session:
             return index_version(session)
 
-    def warm(self) -> int:
+    def warm(self, *, learn_words: bool = True) -> int:
         """Load the keyword index for the current version now (app or worker start), so the
-        first question does not pay for it. Returns that version."""
+        first question does not pay for it, and have the word vectors read its passages on a
+        background thread (``learn_words``). Returns that version."""
         version = self.current_version()
-        self.keyword.refresh(version, wait=True)
+        snapshot = self.keyword.refresh(version, wait=True)
+        if learn_words and self.words is not None and snapshot.chunks:
+            threading.Thread(
+                target=self._learn, args=(snapshot.chunks,), name="word-vectors", daemon=True
+            ).start()
         return version
+
+    def _learn(self, chunks: Sequence[Chunk]) -> None:
+        try:
+            if self.words is not None:
+                self.words.learn(chunks)
+        except Exception:  # a cache: questions read the words themselves meanwhile
+            log.exception("word vectors: reading the index's passages failed")
 
     def search(
         self,

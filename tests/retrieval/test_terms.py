@@ -130,3 +130,47 @@ def test_an_unreadable_or_foreign_file_is_embedded_again_not_trusted(
     with caplog.at_level(logging.WARNING, logger="retrieval.terms"):
         wrong_size = WordVectorCache(bundled_embedder, tmp_path)
     assert len(wrong_size) == 0 and "do not fit" in caplog.text
+
+
+def test_learning_the_index_reads_every_passage_so_a_question_embeds_only_its_own_words(
+    bundled_embedder: Any, tmp_path: Path
+) -> None:
+    counting = CountingEmbedder(bundled_embedder)
+    cache = WordVectorCache(counting, tmp_path)
+    passages = [
+        hit("laundry.md", "Laundry expenses are reimbursed after four nights away."),
+        hit("parking.md", "Parking at the office is free for visitors.", ("Facilities",)),
+    ]
+    cache.learn([h.chunk for h in passages])
+    learned = len(counting.texts)
+    assert "laundry" in counting.texts and "facilities" in counting.texts
+    assert len(counting.texts) == len(set(counting.texts))  # each word once
+    coverage = term_coverage("Is parking free?", passages, cache)
+    assert counting.texts[learned:] == []  # every word was known: nothing embedded
+    assert coverage[1] > coverage[0]
+    assert WordVectorCache(bundled_embedder, tmp_path).rows(["laundry"]).shape == (1,)  # saved
+
+
+def test_a_searcher_warmed_at_start_learns_its_index_words_off_the_question_path(
+    tmp_path: Path, bundled_embedder: Any
+) -> None:
+    import threading
+
+    from docent.wiring import Services
+    from tests.retrieval.conftest import bump, make_settings
+    from tests.retrieval.corpus import CORPUS, write_chunks
+
+    services = Services(make_settings(tmp_path / "data"), bundled_embedder)
+    try:
+        write_chunks(services.index, bundled_embedder, CORPUS[:6])
+        bump(services)
+        assert services.searcher.words is services.word_vectors
+        services.searcher.warm()
+        for thread in threading.enumerate():
+            if thread.name == "word-vectors":
+                thread.join(timeout=120)
+        words = services.word_vectors
+        first = CORPUS[0]
+        assert len(words) > 0 and words.passage_rows(first).size > 0
+    finally:
+        services.close()
