@@ -172,6 +172,7 @@ def demo(
         typer.echo("  policy?' (confidential: not for ada)")
         if serve_ui:
             try:
+                services.searcher.warm()  # as `serve` does: keyword index, words' vectors
                 serve_app(services, host or settings.host, port or settings.port)
             finally:
                 services.close()
