@@ -64,9 +64,11 @@ def order_signals(hit: Hit, terms: float = 0.0) -> OrderSignals:
 def pool_signals(query: str, hits: Sequence[Hit], words: WordVectors | None) -> NDArray[np.float64]:
     """``OrderSignals`` of one question's candidates, one row each; the term coverage is read
     over the whole pool (its word weights are), 0 without word vectors."""
-    rows = np.array([signal_row(h) for h in hits], dtype=np.float64).reshape(len(hits), -1)
+    if not hits:
+        return np.zeros((0, len(ORDER_SIGNALS)))
+    rows = np.array([signal_row(h) for h in hits], dtype=np.float64)
     terms = term_coverage(query, hits, words) if words is not None else np.zeros(len(hits))
-    return np.column_stack([rows, terms]) if len(hits) else np.zeros((0, len(ORDER_SIGNALS)))
+    return np.column_stack([rows, terms])
 
 
 def signal_row(hit: Hit) -> tuple[float, float, float, float, float, float]:

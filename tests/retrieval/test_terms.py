@@ -91,6 +91,8 @@ def test_no_words_to_match_reads_zero_and_the_order_without_vectors_keeps_its_si
     without = pool_signals("vacation days", hits, None)
     assert without.shape == (2, 7) and without[:, 6].tolist() == [0.0, 0.0]
     assert DEFAULT_ORDER.terms > 0  # the default reads the coverage
+    # A question with no candidates (nothing readable matched): no rows, not an error.
+    assert pool_signals("vacation days", [], words).shape == (0, 7)
 
 
 def test_each_word_is_embedded_once_and_a_new_process_reads_them_from_disk(
