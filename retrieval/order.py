@@ -50,15 +50,13 @@ class OrderSignals:
     units: float  # log(1 + its number of units): a long passage has more chances to match
     terms: float  # the share of the question's words it covers (``retrieval/terms.py``)
 
-    def vector_of(self) -> tuple[float, ...]:
-        return astuple(self)
-
 
 ORDER_SIGNALS = tuple(f.name for f in fields(OrderSignals))
 
 
-def order_signals(hit: Hit, terms: float = 0.0) -> OrderSignals:
-    return OrderSignals(*signal_row(hit), terms)
+def order_signals(hit: Hit) -> OrderSignals:
+    """One hit's signals by itself: the term coverage, read over a pool, reads 0 here."""
+    return OrderSignals(*signal_row(hit), 0.0)
 
 
 def pool_signals(query: str, hits: Sequence[Hit], words: WordVectors | None) -> NDArray[np.float64]:

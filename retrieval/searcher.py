@@ -61,6 +61,13 @@ class SearchResult:
     scope: str | None = None  # the collection the question named (``docent.scope``)
 
 
+def _learn(words: WordVectors, chunks: Sequence[Chunk]) -> None:
+    try:
+        words.learn(chunks)
+    except Exception:  # a cache: questions read the words themselves meanwhile
+        log.exception("word vectors: reading the index's passages failed")
+
+
 class _Clock:
     def __init__(self) -> None:
         self.ms: dict[str, float] = {}
@@ -134,16 +141,9 @@ class Searcher:
         snapshot = self.keyword.refresh(version, wait=True)
         if learn_words and self.words is not None and snapshot.chunks:
             threading.Thread(
-                target=self._learn, args=(snapshot.chunks,), name="word-vectors", daemon=True
+                target=_learn, args=(self.words, snapshot.chunks), name="word-vectors", daemon=True
             ).start()
         return version
-
-    def _learn(self, chunks: Sequence[Chunk]) -> None:
-        try:
-            if self.words is not None:
-                self.words.learn(chunks)
-        except Exception:  # a cache: questions read the words themselves meanwhile
-            log.exception("word vectors: reading the index's passages failed")
 
     def search(
         self,

@@ -61,20 +61,23 @@ class WordVectors(Protocol):
     def learn(self, chunks: Sequence[Chunk]) -> None: ...
 
 
+def _words(text: str) -> set[str]:
+    """The distinct words of ``text`` worth matching: lower-cased, three letters or more,
+    not stop words."""
+    return set(_WORD.findall(text.lower())).difference(STOP_WORDS)
+
+
 @lru_cache(maxsize=8192)
 def content_words(text: str) -> tuple[str, ...]:
-    """The distinct words of ``text`` worth matching: lower-cased, three letters or more,
-    not stop words, sorted."""
-    return tuple(sorted({w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS}))
+    """A question's words worth matching (``_words``), sorted."""
+    return tuple(sorted(_words(text)))
 
 
 def passage_words(chunk: Chunk) -> list[str]:
     """A passage's distinct words, its heading path's included (a rule's subject is often
     only there), in no order (it is read ~50 times a question: no sorting, no cache on the
     text: ``WordVectorCache.passage_rows`` keeps the result per chunk)."""
-    found = set(_WORD.findall(" ".join((*chunk.heading_path, chunk.text)).lower()))
-    found -= STOP_WORDS
-    return list(found)
+    return list(_words(" ".join((*chunk.heading_path, chunk.text))))
 
 
 def term_coverage(question: str, hits: Sequence[Hit], words: WordVectors) -> NDArray[np.float64]:
@@ -104,6 +107,10 @@ def term_coverage(question: str, hits: Sequence[Hit], words: WordVectors) -> NDA
     return coverage
 
 
+def _passage_key(chunk: Chunk) -> tuple[str, str]:
+    return (chunk.chunk_id, chunk.content_hash)
+
+
 class WordVectorCache:
     """``WordVectors`` through an embedder, each word embedded once and kept on disk.
 
@@ -118,7 +125,7 @@ class WordVectorCache:
         self._row: dict[str, int] = {}
         self._table = np.zeros((0, embedder.dimension), dtype=np.float32)
         self._unsaved = 0
-        self._passages: dict[tuple[str, str], NDArray[np.intp]] = {}
+        self._passages: dict[tuple[str, str], NDArray[np.int32]] = {}
         self._load()
 
     def __len__(self) -> int:
@@ -127,10 +134,6 @@ class WordVectorCache:
     @property
     def table(self) -> NDArray[np.float32]:
         return self._table
-
-    def vectors(self, words: Sequence[str]) -> NDArray[np.float32]:
-        rows = self.rows(words)
-        return self._table[rows]
 
     def rows(self, words: Sequence[str]) -> NDArray[np.intp]:
         with self._lock:
@@ -141,28 +144,30 @@ class WordVectorCache:
 
     def passage_rows(self, chunk: Chunk) -> NDArray[np.intp]:
         """The rows of a passage's words, kept per chunk version (a question reads ~50)."""
-        key = (chunk.chunk_id, chunk.content_hash)
-        found = self._passages.get(key)
+        found = self._passages.get(_passage_key(chunk))
         if found is None:
-            found = self.rows(passage_words(chunk)).astype(np.int32)
-            if len(self._passages) >= PASSAGES_KEPT:
-                self._passages.clear()  # a crude bound; refilled by the next questions
-            self._passages[key] = found
+            found = self._remember(chunk, passage_words(chunk))
         return found.astype(np.intp)
 
     def learn(self, chunks: Sequence[Chunk]) -> None:
         """Read every passage's words and embed the new ones now (at start, off the question
         path), so a question reads its candidates' words from memory: reading a passage the
         first time costs ~75 µs of regular expression, 50 candidates a question."""
-        words = {c.chunk_id: passage_words(c) for c in chunks[:PASSAGES_KEPT]}
-        new = sorted(set().union(*words.values()).difference(self._row))
+        kept = [c for c in chunks[:PASSAGES_KEPT] if _passage_key(c) not in self._passages]
+        words = [passage_words(c) for c in kept]
+        new = sorted(set().union(*words).difference(self._row))
         for i in range(0, len(new), _BATCH):
             self.rows(new[i : i + _BATCH])  # a batch at a time: questions may run between
-        for chunk in chunks[:PASSAGES_KEPT]:
-            key = (chunk.chunk_id, chunk.content_hash)
-            if key not in self._passages:
-                self._passages[key] = self.rows(words[chunk.chunk_id]).astype(np.int32)
+        for chunk, its_words in zip(kept, words, strict=True):
+            self._remember(chunk, its_words)
         self.save()
+
+    def _remember(self, chunk: Chunk, words: Sequence[str]) -> NDArray[np.int32]:
+        rows = self.rows(words).astype(np.int32)
+        if len(self._passages) >= PASSAGES_KEPT:
+            self._passages.clear()  # a crude bound; refilled by the next questions
+        self._passages[_passage_key(chunk)] = rows
+        return rows
 
     def _add(self, missing: list[str]) -> None:
         fresh = [

@@ -26,6 +26,7 @@ from retrieval.tokenize import tokenize
 from store.edge import EdgeIndex
 from tests.ingest.hashing_embedder import HashingEmbedder
 from tests.retrieval.corpus import CORPUS, hits_for, make_chunk, write_chunks
+from tests.retrieval.counting_embedder import CountingEmbedder
 
 
 def unit(v: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -255,33 +256,19 @@ def test_code_coverage_rules_out_only_texts_without_the_codes(text: str) -> None
         assert code_coverage(codes, text) == exact
 
 
-class CountingEmbedder:
-    """HashingEmbedder that counts the texts it embeds."""
-
-    def __init__(self) -> None:
-        self.inner = HashingEmbedder(32)
-        self.texts = 0
-        self.model_name = self.inner.model_name
-        self.dimension = self.inner.dimension
-
-    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        self.texts += len(texts)
-        return self.inner.embed(texts)
-
-
 def test_query_vector_cache() -> None:
-    counting = CountingEmbedder()
+    counting = CountingEmbedder(HashingEmbedder(32))
     cache = QueryVectorCache(counting, size=2)
     first = cache.embed(["annual leave"])
     first[0, 0] = 99.0  # a caller scribbling on its copy must not poison the cache
     again = cache.embed(["annual leave"])
-    assert counting.texts == 1 and again[0, 0] != 99.0
+    assert len(counting.texts) == 1 and again[0, 0] != 99.0
     np.testing.assert_array_equal(again, counting.inner.embed(["annual leave"]))
     cache.embed(["b"])
     cache.embed(["c"])  # evicts "annual leave"
     cache.embed(["annual leave"])
-    assert counting.texts == 4
+    assert len(counting.texts) == 4
     cache.embed(["x", "y"])  # batches pass through
     cache.embed(["x", "y"])
-    assert counting.texts == 8
+    assert len(counting.texts) == 8
     assert (cache.model_name, cache.dimension) == (counting.model_name, 32)

@@ -3,7 +3,6 @@ the nearest word of each candidate, over the bundled embedder's vectors of singl
 kept on disk per model."""
 
 import logging
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -14,32 +13,13 @@ from docent.contracts import Hit
 from retrieval.order import DEFAULT_ORDER, pool_signals
 from retrieval.terms import WordVectorCache, content_words, term_coverage
 from tests.retrieval.corpus import make_chunk
+from tests.retrieval.counting_embedder import CountingEmbedder
 
 
 def hit(name: str, text: str, heading: tuple[str, ...] = ()) -> Hit:
     return Hit(
         chunk=make_chunk(name, 0, text, heading=heading), rank=1, score=0.5, rerank_score=0.5
     )
-
-
-@dataclass
-class CountingEmbedder:
-    """The bundled embedder, counting the texts it is asked to embed."""
-
-    inner: Any
-    texts: list[str] = field(default_factory=list)
-
-    @property
-    def model_name(self) -> str:
-        return str(self.inner.model_name)
-
-    @property
-    def dimension(self) -> int:
-        return int(self.inner.dimension)
-
-    def embed(self, texts: Any) -> Any:
-        self.texts.extend(texts)
-        return self.inner.embed(texts)
 
 
 def test_content_words_are_the_distinct_lower_case_words_of_three_letters_or_more() -> None:
@@ -100,17 +80,19 @@ def test_each_word_is_embedded_once_and_a_new_process_reads_them_from_disk(
 ) -> None:
     first = CountingEmbedder(bundled_embedder)
     cache = WordVectorCache(first, tmp_path)
-    table = cache.vectors(["laundry", "parking", "laundry"])
+    rows = cache.rows(["laundry", "parking", "laundry"])
+    table = cache.table[rows]  # read after the rows: the table grows as words are added
     assert sorted(first.texts) == ["laundry", "parking"]
     np.testing.assert_allclose(table[0], table[2])
     np.testing.assert_allclose(table[0], bundled_embedder.embed(["laundry"])[0], atol=1e-5)
-    cache.vectors(["laundry"])
+    cache.rows(["laundry"])
     assert len(first.texts) == 2  # not embedded again
     cache.save()
 
     second = CountingEmbedder(bundled_embedder)
     again = WordVectorCache(second, tmp_path)
-    np.testing.assert_allclose(again.vectors(["parking"]), table[1:2])
+    parking = again.rows(["parking"])
+    np.testing.assert_allclose(again.table[parking], table[1:2])
     assert second.texts == [] and len(again) == 2
 
 
@@ -125,7 +107,7 @@ def test_an_unreadable_or_foreign_file_is_embedded_again_not_trusted(
     with caplog.at_level(logging.WARNING, logger="retrieval.terms"):
         fresh = WordVectorCache(counting, tmp_path)
     assert "unreadable" in caplog.text
-    fresh.vectors(["laundry"])
+    fresh.rows(["laundry"])
     assert counting.texts == ["laundry"]
 
     np.savez(cache.path, words=np.array(["laundry"]), vectors=np.zeros((1, 3), np.float32))
