@@ -84,9 +84,10 @@ def ingest_table(rows: list[dict[str, Any]]) -> str:
 def engine_table(rows: list[dict[str, Any]]) -> str:
     lines = [
         "| chunks | engine | CPU (flags) | query encoder (precision) | queries "
-        "| retrieval p50 / p95 | ask p50 / p95 | embed / rerank p50 | vector p50 / p95 "
+        "| retrieval p50 / p95 | ask p50 / p95 | embed / rerank p50 "
+        "| rerank stage p50, evidence / reranker's order (one process) | vector p50 / p95 "
         "| writes (points/s) | HNSW build | BM25 build | peak RSS | load (1 min) |",
-        "|---:|---|---|---|---:|---|---|---|---|---:|---:|---:|---:|---:|",
+        "|---:|---|---|---|---:|---|---|---|---|---|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         hnsw = f"{r['optimize_s']} s" if r.get("optimize_s") is not None else "—"
@@ -96,12 +97,20 @@ def engine_table(rows: list[dict[str, Any]]) -> str:
             f"| {r['query_encoder']} ({r['precision']}) | {r['queries']} "
             f"| {r['retrieval_p50_ms']:.0f} / {r['retrieval_p95_ms']:.0f} "
             f"| {r['ask_p50_ms']:.0f} / {r['ask_p95_ms']:.0f} "
-            f"| {r['p50']['embed']:.1f} / {r['p50']['rerank']:.1f} "
+            f"| {r['p50']['embed']:.1f} / {r['p50']['rerank']:.1f} | {_orders(r)} "
             f"| {r['vector_p50_ms']:.1f} / {r['vector_p95_ms']:.1f} "
             f"| {r['write_points_per_s']:,} | {hnsw} | {r['keyword_build_ms'] / 1000:.1f} s "
             f"| {r['peak_rss_mib']:.0f} MiB | {r['load_avg']} |"
         )
     return "\n".join(lines)
+
+
+def _orders(row: dict[str, Any]) -> str:
+    """The order's own cost, both orders timed in one process (``compare_orders``)."""
+    orders = row.get("orders") or {}
+    if not orders:
+        return "—"
+    return f"{orders['evidence']['rerank']:.1f} / {orders['rerank']['rerank']:.1f}"
 
 
 def main(argv: list[str] | None = None) -> int:

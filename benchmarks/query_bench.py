@@ -89,8 +89,8 @@ REPORT_KEYS = (
     "retrieval_p50_ms", "retrieval_p95_ms", "ask_p50_ms", "ask_p95_ms", "vector_p50_ms",
     "vector_p95_ms", "write_points_per_s", "optimize_s", "outcomes", "pool_sentences",
     "pool_embed_s", "upsert_s", "keyword_build_ms", "mean_hits", "settle_s",
-    "embed_first_sight", "query_embed_p50_ms", "word_vectors", "p50", "p95", "peak_rss_mib",
-    "load_avg",
+    "embed_first_sight", "query_embed_p50_ms", "word_vectors", "p50", "p95", "orders",
+    "peak_rss_mib", "load_avg",
 )  # fmt: skip
 
 
@@ -213,6 +213,7 @@ def time_questions(
     encoders_ms = compare_encoders(embedder, both, data_dir)
     per_stage, hits = time_searches(services, qs, principal)
     ask_ms, outcomes = time_asks(services, ask_qs, principal)
+    orders = compare_orders(services, qs, principal)
     return {
         "query_encoder": "onnx" if isinstance(encoder, OnnxQueryEncoder) else "torch",
         "queries": len(qs),
@@ -234,6 +235,42 @@ def time_questions(
         "word_vectors": word_vectors,
         "p50": {s: round(percentile(v, 50), 1) for s, v in per_stage.items()},
         "p95": {s: round(percentile(v, 95), 1) for s, v in per_stage.items()},
+        "orders": orders,
+    }
+
+
+ORDER_ROUNDS = 3
+
+
+def compare_orders(
+    services: Any, qs: list[str], principal: Any, rounds: int = ORDER_ROUNDS
+) -> dict[str, dict[str, float]]:
+    """The searcher's own order (the evidence order, with its term coverage) against the
+    reranker's order alone, alternated question by question over this one index, ``rounds``
+    times: p50 ms of the rerank stage (where the order is read) and of retrieval without the
+    query embedding (each question's vector is cached by then, alike for both). Between
+    processes the rows differ by a few ms of noise; within one, the order's own cost shows."""
+    from evals.metrics import percentile
+
+    searcher = services.searcher
+    own = searcher.order
+    if own is None:
+        return {}
+    orders = {"evidence": own, "rerank": None}
+    took: dict[str, dict[str, list[float]]] = {n: {"rerank": [], "search": []} for n in orders}
+    try:
+        for _ in range(rounds):
+            for q in qs:
+                for name, order in orders.items():
+                    searcher.order = order
+                    ms = searcher.search(q, principal).timings_ms
+                    took[name]["rerank"].append(float(ms["rerank"]))
+                    took[name]["search"].append(float(ms["total"]) - float(ms.get("embed", 0.0)))
+    finally:
+        searcher.order = own
+    return {
+        name: {stage: round(percentile(v, 50), 2) for stage, v in stages.items()}
+        for name, stages in took.items()
     }
 
 

@@ -74,6 +74,9 @@ class Settings(BaseSettings):
     # What embeds a question: auto = the faster of torch and its ONNX export on this machine
     # (ingest/query_encoder.py); ingest always embeds with torch.
     query_encoder: Literal["auto", "torch", "onnx"] = "auto"
+    # MiB of candidates' stored vectors the offline reranker keeps between questions
+    # (retrieval/vector_cache.py); 0 reads them from the index every time.
+    vector_cache_mb: int = 128
     include_pending: bool = False
     # JSON: source prefix -> names ({"basecamp-handbook/": ["37signals", "basecamp"]});
     # a question naming one collection is answered from it alone (docent/scope.py).
@@ -171,6 +174,13 @@ class Settings(BaseSettings):
     def _positive_login(cls, value: int) -> int:
         if value <= 0:
             raise ValueError("must be greater than 0")
+        return value
+
+    @field_validator("vector_cache_mb")
+    @classmethod
+    def _not_negative(cls, value: int) -> int:
+        if value < 0:
+            raise ValueError("must be 0 or more")
         return value
 
     @model_validator(mode="after")

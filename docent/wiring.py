@@ -164,10 +164,13 @@ class Services:
     @cached_property
     def reranker(self) -> Reranker:
         from retrieval.rerank import CrossEncoderReranker, SentenceReranker
+        from retrieval.vector_cache import StoredVectorCache
 
-        if self.settings.reranker_model:
-            return CrossEncoderReranker(self.settings.reranker_model)
-        return SentenceReranker(self.query_embedder, self.index)
+        s = self.settings
+        if s.reranker_model:
+            return CrossEncoderReranker(s.reranker_model)
+        cache = StoredVectorCache(s.vector_cache_mb * 2**20) if s.vector_cache_mb else None
+        return SentenceReranker(self.query_embedder, self.index, cache=cache)
 
     @cached_property
     def searcher(self) -> Searcher:

@@ -128,6 +128,12 @@ class KeywordSnapshot:
             return []
         scores = np.where(mask, self.bm25.get_scores(terms), 0.0)
         candidates = np.flatnonzero(scores > 0.0)
+        if len(candidates) > limit:
+            # Only those at or above the limit-th best score can be kept (ties at the cut-off
+            # included): sorting every matching chunk cost ~10 ms at 200,000 chunks.
+            at = len(candidates) - limit
+            kth = np.partition(scores[candidates], at)[at]
+            candidates = candidates[scores[candidates] >= kth]
         # Best score first; equal scores in chunk-id order, so the cut-off is deterministic.
         order = candidates[np.lexsort((candidates, -scores[candidates]))][:limit]
         return [(self.chunks[i], float(scores[i])) for i in order]

@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 from docent.contracts import Chunk, Embedder, Hit
 from retrieval.errors import RerankerUnavailable
 from retrieval.tokenize import compound_text, compounds, tokenize
-from store.ids import CHUNK_VECTOR, SENTENCE_VECTOR
+from retrieval.vector_cache import StoredVectorCache, stored_vectors
 from store.protocol import ChunkIndex
 
 log = logging.getLogger(__name__)
@@ -73,20 +73,6 @@ def _unit_rows(matrix: NDArray[np.float32]) -> NDArray[np.float32]:
     return out
 
 
-def stored_vectors(
-    index: ChunkIndex, chunk_ids: Sequence[str]
-) -> tuple[dict[str, NDArray[np.float32]], dict[str, NDArray[np.float32]]]:
-    """The stored chunk vectors and sentence rows of the given chunks, in one read."""
-    stored = index.get(chunk_ids, vectors=(CHUNK_VECTOR, SENTENCE_VECTOR))
-    chunks = {
-        cid: s.vectors[CHUNK_VECTOR] for cid, s in stored.items() if CHUNK_VECTOR in s.vectors
-    }
-    sentences = {
-        cid: s.vectors[SENTENCE_VECTOR] for cid, s in stored.items() if SENTENCE_VECTOR in s.vectors
-    }
-    return chunks, sentences
-
-
 @dataclass(frozen=True)
 class StackedVectors:
     """The stored vectors of the candidates still in the index, stacked for one product
@@ -101,10 +87,18 @@ class StackedVectors:
     counts: NDArray[np.intp]
 
 
-def stacked_vectors(index: ChunkIndex, hits: Sequence[Hit], dimension: int) -> StackedVectors:
-    """One read of the candidates' vectors, stacked; a candidate deleted since the first
-    stage is left out (it no longer exists to cite)."""
-    chunk_rows, sentence_rows = stored_vectors(index, [h.chunk.chunk_id for h in hits])
+def stacked_vectors(
+    index: ChunkIndex,
+    hits: Sequence[Hit],
+    dimension: int,
+    cache: StoredVectorCache | None = None,
+) -> StackedVectors:
+    """One read of the candidates' vectors (through ``cache`` when given), stacked; a
+    candidate deleted since the first stage is left out (it no longer exists to cite)."""
+    if cache is None:
+        chunk_rows, sentence_rows = stored_vectors(index, [h.chunk.chunk_id for h in hits])
+    else:
+        chunk_rows, sentence_rows = cache.read(index, [h.chunk for h in hits])
     kept = tuple(h for h in hits if h.chunk.chunk_id in chunk_rows)
     for hit in hits:
         if hit.chunk.chunk_id not in chunk_rows:
@@ -192,7 +186,10 @@ class SentenceReranker:
         *,
         sentence_weight: float = 0.5,
         code_weight: float = CODE_WEIGHT,
+        cache: StoredVectorCache | None = None,
     ) -> None:
+        """``cache``: keeps the candidates' stored vectors between questions
+        (``retrieval/vector_cache.py``); None reads them from ``index`` every time."""
         if not 0.0 <= sentence_weight <= 1.0:
             raise ValueError(f"sentence_weight must be within [0, 1], got {sentence_weight}")
         if code_weight < 0.0:
@@ -201,13 +198,14 @@ class SentenceReranker:
         self.index = index
         self.sentence_weight = sentence_weight
         self.code_weight = code_weight
+        self.cache = cache
 
     def rerank(self, query: str, hits: Sequence[Hit]) -> list[Hit]:
         if not hits:
             return []
         query_vector = _unit(self.embedder.embed([query])[0])
         codes = query_codes(query) if self.code_weight > 0 else frozenset()
-        found = stacked_vectors(self.index, hits, len(query_vector))
+        found = stacked_vectors(self.index, hits, len(query_vector), self.cache)
         if not found.hits:
             return []
         chunks = [hit.chunk for hit in found.hits]

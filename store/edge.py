@@ -244,8 +244,12 @@ class EdgeIndex(PointReads):
     def _open(self) -> None:
         self.ensure()
 
-    def _retrieve(self, point_ids: list[str], vectors: list[str]) -> Sequence[Any]:
-        return list(self.shard.retrieve(point_ids, with_payload=True, with_vector=vectors or False))
+    def _retrieve(
+        self, point_ids: list[str], vectors: list[str], payload: bool = True
+    ) -> Sequence[Any]:
+        return list(
+            self.shard.retrieve(point_ids, with_payload=payload, with_vector=vectors or False)
+        )
 
     def _scroll_page(self, query_filter: Any, offset: Any, limit: int) -> tuple[Sequence[Any], Any]:
         request = qe.ScrollRequest(

@@ -4,6 +4,7 @@ the sentence vectors embed."""
 from __future__ import annotations
 
 import uuid
+from functools import lru_cache
 
 from store.errors import ModelMismatch
 
@@ -27,8 +28,10 @@ INDEXED_FIELDS = ("source", "access_level", "groups", "status")
 SEARCH_PAYLOAD_EXCLUDES = ("embed_text",)
 
 
+@lru_cache(maxsize=65536)
 def point_id(chunk_id: str) -> str:
-    """Stable point id: the same chunk id always lands on the same point."""
+    """Stable point id: the same chunk id always lands on the same point (cached: a uuid5
+    costs ~12 µs, and a question reads ~50 candidates' ids twice)."""
     return str(uuid.uuid5(_POINT_NAMESPACE, chunk_id))
 
 

@@ -87,8 +87,11 @@ class PointReads(ABC):
         ``IndexLocked``, keeps its own error)."""
 
     @abstractmethod
-    def _retrieve(self, point_ids: list[str], vectors: list[str]) -> Sequence[Any]:
-        """Records (``.payload``, ``.vector``) of the points that exist."""
+    def _retrieve(
+        self, point_ids: list[str], vectors: list[str], payload: bool = True
+    ) -> Sequence[Any]:
+        """Records (``.id``, ``.payload`` unless not asked for, ``.vector``) of the points
+        that exist."""
 
     @abstractmethod
     def _scroll_page(self, query_filter: Any, offset: Any, limit: int) -> tuple[Sequence[Any], Any]:
@@ -125,6 +128,25 @@ class PointReads(ABC):
             out[chunk.chunk_id] = StoredChunk(
                 chunk, {n: np.asarray(got[n], dtype=np.float32) for n in names if n in got}
             )
+        return out
+
+    def vectors(
+        self, chunk_ids: Sequence[str], names: Sequence[str]
+    ) -> dict[str, dict[str, NDArray[np.float32]]]:
+        wanted = {point_id(c): c for c in chunk_ids if c}
+        if not wanted:
+            return {}
+        asked = [n for n in names if n in VECTOR_NAMES]
+        self._open()
+        records = self._call(lambda: self._retrieve(list(wanted), asked, payload=False))
+        out: dict[str, dict[str, NDArray[np.float32]]] = {}
+        for rec in records:
+            chunk_id = wanted.get(str(rec.id))
+            if chunk_id is None:
+                continue
+            got = rec.vector if asked else None  # read once: Edge converts on each read
+            got = got if isinstance(got, dict) else {}
+            out[chunk_id] = {n: np.asarray(got[n], dtype=np.float32) for n in asked if n in got}
         return out
 
     def scroll(

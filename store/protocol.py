@@ -61,6 +61,13 @@ class ChunkIndex(Protocol):
     ) -> dict[str, StoredChunk]:
         """The chunks that exist, by chunk id (missing ids are absent)."""
 
+    def vectors(
+        self, chunk_ids: Sequence[str], names: Sequence[str]
+    ) -> dict[str, dict[str, NDArray[np.float32]]]:
+        """The named stored vectors of the chunks that exist, by chunk id (missing ids are
+        absent), without their payload: the reranker's read, a question's ~50 candidates
+        each time. ``names=()`` only tells which exist."""
+
     def scroll(
         self, *, source: str | None = None, access: AccessFilter | None = None, batch: int = 512
     ) -> Iterator[Chunk]:

@@ -193,10 +193,12 @@ class ServerIndex(PointReads):
     def _open(self) -> None:
         pass  # the client connects on its first call
 
-    def _retrieve(self, point_ids: list[str], vectors: list[str]) -> Sequence[Any]:
+    def _retrieve(
+        self, point_ids: list[str], vectors: list[str], payload: bool = True
+    ) -> Sequence[Any]:
         ids: list[qm.ExtendedPointId] = list(point_ids)
         return self.client.retrieve(
-            self.name, ids=ids, with_payload=True, with_vectors=vectors or False
+            self.name, ids=ids, with_payload=payload, with_vectors=vectors or False
         )
 
     def _scroll_page(self, query_filter: Any, offset: Any, limit: int) -> tuple[Sequence[Any], Any]:

@@ -187,3 +187,20 @@ def test_top_k_ordering_is_by_score_then_chunk_id() -> None:
     got = snapshot.search("leave", np.ones(6, dtype=np.bool_), 3)
     assert [c.chunk_id for c, _ in got] == ["z.md#0", "d0.md#0", "d1.md#0"]
     assert got[0][1] > got[1][1] == got[2][1]
+
+
+def test_the_best_few_equal_the_head_of_the_full_order_at_every_cut_off() -> None:
+    """Only the chunks at or above the cut-off's score are sorted: the same hits, in the
+    same order, ties at the cut-off included, as sorting every match."""
+    rng = np.random.default_rng(7)
+    words = ["leave", "days", "carry", "over", "taxi", "receipt"]
+    chunks = [
+        make_chunk(f"d{i:03d}.md", 0, " ".join(rng.choice(words, size=int(rng.integers(1, 6)))))
+        for i in range(120)
+    ]
+    snapshot, _ = build_snapshot(chunks, 1)
+    mask = rng.random(120) > 0.2
+    everything = snapshot.search("leave taxi days", mask, 1000)  # every match: a full sort
+    assert 50 < len(everything) < 120
+    for limit in (1, 2, 5, 17, 50, len(everything) - 1):
+        assert snapshot.search("leave taxi days", mask, limit) == everything[:limit]

@@ -20,9 +20,9 @@ from retrieval.rerank import (
     code_coverage,
     query_codes,
     segment_argmax,
-    stored_vectors,
 )
 from retrieval.tokenize import tokenize
+from retrieval.vector_cache import stored_vectors
 from store.edge import EdgeIndex
 from tests.ingest.hashing_embedder import HashingEmbedder
 from tests.retrieval.corpus import CORPUS, hits_for, make_chunk, write_chunks

@@ -48,6 +48,28 @@ def test_round_trip_keeps_payload_and_both_vectors(index: ChunkIndex) -> None:
     assert index.get([]) == {}
 
 
+def test_vectors_reads_stored_vectors_of_existing_chunks_without_payload(
+    index: ChunkIndex,
+) -> None:
+    units = ("Leave is 25 days.", "Carry over five.")
+    written = [chunk("a.md", 0, " ".join(units), units), chunk("b.md", 1, "Expenses.")]
+    write(index, EMB, written)
+    both = (CHUNK_VECTOR, SENTENCE_VECTOR)
+    got = index.vectors(["a.md#0", "missing.md#0", "b.md#1", ""], both)
+    assert set(got) == {"a.md#0", "b.md#1"}
+    assert got["a.md#0"][SENTENCE_VECTOR].dtype == np.float32
+    want = EMB.embed(list(written[0].unit_embed_texts))
+    assert np.allclose(got["a.md#0"][SENTENCE_VECTOR], want, atol=1e-5)
+    same = index.get(["a.md#0"], vectors=both)["a.md#0"].vectors
+    for name in both:
+        assert np.array_equal(got["a.md#0"][name], same[name])
+    # No names: which exist, nothing read.
+    assert index.vectors(["b.md#1", "missing.md#0"], ()) == {"b.md#1": {}}
+    index.delete_source("b.md")
+    assert set(index.vectors(["a.md#0", "b.md#1"], both)) == {"a.md#0"}
+    assert index.vectors([], both) == {}
+
+
 def test_a_chunk_without_units_stores_its_chunk_vector_as_the_one_row(index: ChunkIndex) -> None:
     bare = chunk("t.md", 0, "| a | b |")
     index.upsert([bare], EMB.embed([bare.text]), [np.zeros((0, 64), dtype=np.float32)])
