@@ -205,7 +205,7 @@ def time_questions(
     encoder = services.query_encoder  # chosen (and calibrated) before the timings
     first = services.searcher.search(qs[0], principal)  # builds the keyword index
     keyword_build_ms = float(first.timings_ms.get("keyword_refresh", 0.0))
-    word_vectors = learn_words(services)
+    word_vectors = warm_up(services)
     settle_s = settle(encoder, qs[0])
     # Then each query once, unseen (a new token length may cost a kernel build under
     # bf16 autocast), before the timed searches.
@@ -274,14 +274,22 @@ def compare_orders(
     }
 
 
-def learn_words(services: Any) -> dict[str, float]:
-    """Read every passage's words and embed them before the timings, as ``docent serve``
-    does at start (``Searcher.warm``, ``retrieval/terms.py``): a question then pays only for
-    the term coverage, not for its candidates' first sight. Returns the count of words and
-    the seconds it took."""
+def warm_up(services: Any) -> dict[str, float]:
+    """Read every passage's words and embed them, and keep the passages' stored vectors
+    within the cache's budget, before the timings, as ``docent serve`` does at start
+    (``Searcher.warm``): a question then pays only for the term coverage and for reading the
+    vectors of candidates the cache does not hold. Returns the count of words, the seconds it
+    took and the passages whose vectors are kept."""
     started = time.perf_counter()
-    services.word_vectors.learn(services.keyword_index.chunks)
-    return {"count": len(services.word_vectors), "seconds": round(time.perf_counter() - started, 1)}
+    chunks = services.keyword_index.chunks
+    services.word_vectors.learn(chunks)
+    services.reranker.warm(chunks)
+    cache = getattr(services.reranker, "cache", None)
+    return {
+        "count": len(services.word_vectors),
+        "seconds": round(time.perf_counter() - started, 1),
+        "vectors_kept": len(cache) if cache is not None else 0,
+    }
 
 
 def embed_ms(encoder: Any, text: str) -> float:

@@ -39,6 +39,10 @@ class Reranker(Protocol):
 
     def rerank(self, query: str, hits: Sequence[Hit]) -> list[Hit]: ...
 
+    def warm(self, chunks: Sequence[Chunk]) -> None:
+        """Read now, off the question path, what it keeps of these passages between
+        questions (nothing for a reranker that keeps nothing)."""
+
 
 Scored = tuple[Hit, float, str | None, tuple[float, ...]]
 
@@ -200,6 +204,11 @@ class SentenceReranker:
         self.code_weight = code_weight
         self.cache = cache
 
+    def warm(self, chunks: Sequence[Chunk]) -> None:
+        """Keep the passages' stored vectors (``cache``), as many as its budget holds."""
+        if self.cache is not None:
+            self.cache.fill(self.index, chunks)
+
     def rerank(self, query: str, hits: Sequence[Hit]) -> list[Hit]:
         if not hits:
             return []
@@ -327,6 +336,9 @@ class CrossEncoderReranker:
         self._sigmoid = torch.nn.Sigmoid()
         self.batch_size = batch_size
         self.sentence_hits = sentence_hits
+
+    def warm(self, chunks: Sequence[Chunk]) -> None:
+        """It reads question and passage together: nothing to keep."""
 
     def _predict(self, pairs: Sequence[tuple[str, str]]) -> NDArray[np.float32]:
         if not pairs:

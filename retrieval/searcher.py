@@ -61,11 +61,15 @@ class SearchResult:
     scope: str | None = None  # the collection the question named (``docent.scope``)
 
 
-def _learn(words: WordVectors, chunks: Sequence[Chunk]) -> None:
+def _warm_up(words: WordVectors | None, reranker: Reranker, chunks: Sequence[Chunk]) -> None:
+    """What a question would otherwise read at first sight, read now: every passage's words
+    and their vectors, then the passages' stored vectors the reranker keeps."""
     try:
-        words.learn(chunks)
-    except Exception:  # a cache: questions read the words themselves meanwhile
-        log.exception("word vectors: reading the index's passages failed")
+        if words is not None:
+            words.learn(chunks)
+        reranker.warm(chunks)
+    except Exception:  # caches: questions read what they need themselves meanwhile
+        log.exception("warm-up: reading the index's passages failed")
 
 
 class _Clock:
@@ -133,15 +137,18 @@ class Searcher:
         with self.sessions() as session:
             return index_version(session)
 
-    def warm(self, *, learn_words: bool = True) -> int:
+    def warm(self, *, background: bool = True) -> int:
         """Load the keyword index for the current version now (app or worker start), so the
-        first question does not pay for it, and have the word vectors read its passages on a
-        background thread (``learn_words``). Returns that version."""
+        first question does not pay for it, and (``background``) have the word vectors and
+        the reranker read its passages on a background thread. Returns that version."""
         version = self.current_version()
         snapshot = self.keyword.refresh(version, wait=True)
-        if learn_words and self.words is not None and snapshot.chunks:
+        if background and snapshot.chunks:
             threading.Thread(
-                target=_learn, args=(self.words, snapshot.chunks), name="word-vectors", daemon=True
+                target=_warm_up,
+                args=(self.words, self.reranker, snapshot.chunks),
+                name="warm-up",
+                daemon=True,
             ).start()
         return version
 

@@ -82,6 +82,14 @@ class StoredVectorCache:
             )
         return chunk_rows, sentence_rows
 
+    def fill(self, index: ChunkIndex, chunks: Sequence[Chunk], batch: int = 256) -> None:
+        """Read ``chunks``' vectors in batches until the budget is reached (at start, off
+        the question path: ~0.2 ms a passage on the Zen 1 EPYC)."""
+        for start in range(0, len(chunks), batch):
+            if self.size_bytes >= self.budget_bytes:
+                return
+            self.read(index, chunks[start : start + batch])
+
     def _keep(self, fresh: dict[tuple[str, str], tuple[NDArray[np.float32], ...]]) -> None:
         with self._lock:
             for key, rows in fresh.items():

@@ -132,7 +132,8 @@ def reference_rerank(reranker: SentenceReranker, query: str, hits: Sequence[Hit]
             continue
         chunk_cos = float(unit(chunk_rows[chunk.chunk_id]) @ q)
         rows = sentence_rows.get(chunk.chunk_id)
-        best_row, best_cos, units = None, chunk_cos, ()
+        best_row, best_cos = None, chunk_cos
+        units: tuple[float, ...] = ()
         if rows is not None and len(rows):
             sims = unit(rows) @ q
             choice = sims

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from docent.contracts import Embedder, Hit, Principal
+from docent.contracts import Chunk, Embedder, Hit, Principal
 from docent.errors import InvalidInput
 from docent.wiring import Services
 from retrieval.searcher import Searcher, SearchResult
@@ -223,6 +223,9 @@ class LeakyReranker:
 
     def rerank(self, query: str, hits: Sequence[Hit]) -> list[Hit]:
         return [self.smuggled, *self.inner.rerank(query, hits)]  # type: ignore[attr-defined]
+
+    def warm(self, chunks: Sequence[Chunk]) -> None:
+        pass  # keeps nothing
 
 
 def test_a_leak_from_a_later_component_is_dropped(

@@ -135,7 +135,7 @@ def test_learning_the_index_reads_every_passage_so_a_question_embeds_only_its_ow
     assert WordVectorCache(bundled_embedder, tmp_path).rows(["laundry"]).shape == (1,)  # saved
 
 
-def test_a_searcher_warmed_at_start_learns_its_index_words_off_the_question_path(
+def test_a_searcher_warmed_at_start_reads_its_index_off_the_question_path(
     tmp_path: Path, bundled_embedder: Any
 ) -> None:
     import threading
@@ -151,10 +151,13 @@ def test_a_searcher_warmed_at_start_learns_its_index_words_off_the_question_path
         assert services.searcher.words is services.word_vectors
         services.searcher.warm()
         for thread in threading.enumerate():
-            if thread.name == "word-vectors":
+            if thread.name == "warm-up":
                 thread.join(timeout=120)
         words = services.word_vectors
         first = CORPUS[0]
         assert len(words) > 0 and words.passage_rows(first).size > 0
+        # The reranker keeps every passage's stored vectors (the budget holds them all).
+        cache = services.reranker.cache  # type: ignore[attr-defined]
+        assert len(cache) == 6 and all(chunk in cache for chunk in CORPUS[:6])
     finally:
         services.close()

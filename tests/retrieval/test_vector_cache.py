@@ -101,3 +101,13 @@ def test_it_keeps_within_its_budget_least_recently_used_out_first(index: EdgeInd
     assert len(nothing) == 0
     with pytest.raises(ValueError, match="0 or more"):
         StoredVectorCache(-1)
+
+
+def test_fill_reads_passages_until_the_budget_is_reached(index: EdgeIndex) -> None:
+    a, b, c = CHUNKS
+    cache = StoredVectorCache(passage_bytes(a) + passage_bytes(b))
+    cache.fill(index, CHUNKS, batch=1)
+    assert (a in cache, b in cache, c in cache) == (True, True, False)
+    everything = StoredVectorCache(2**20)
+    everything.fill(index, CHUNKS)
+    assert len(everything) == 3
