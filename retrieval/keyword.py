@@ -48,8 +48,10 @@ from store.protocol import ChunkIndex
 
 log = logging.getLogger(__name__)
 
-# Bump when the tokeniser or the indexed text changes: older files are then rebuilt.
-FORMAT_VERSION = 1
+# Bump when the tokeniser, the indexed text or the stored statistics change: older files are
+# then rebuilt. 2: the file holds the built BM25 statistics, not the token lists (building
+# them again took ~0.8 s of a cold `docent ask` on ../shared/corpora on a Zen 1 EPYC).
+FORMAT_VERSION = 2
 
 
 class LuceneBM25(BM25Okapi):  # type: ignore[misc]  # rank-bm25 ships no types
@@ -72,6 +74,9 @@ class LuceneBM25(BM25Okapi):  # type: ignore[misc]  # rank-bm25 ships no types
         self._length_norm = self.k1 * (
             1 - self.b + self.b * np.asarray(self.doc_len, dtype=np.float64) / self.avgdl
         )
+        # The postings replace the per-chunk term counts BM25Okapi's own scorers read (a
+        # dict per chunk): they are not kept, in memory or in the snapshot file.
+        del self.doc_freqs
 
     def _calc_idf(self, nd: dict[str, int]) -> None:
         for word, freq in nd.items():
@@ -151,7 +156,7 @@ def build_snapshot(
 
 def snapshot_size(chunks: Sequence[Chunk]) -> int:
     """A generous estimate of a snapshot file: twice the text each chunk's payload holds
-    (text, sentences, embedding text; its tokens are the text again) and 1 KiB of fields a
+    (text, sentences, embedding text; its BM25 postings hold the text again) and 1 KiB of fields a
     chunk (about twice what the sample corpus measured)."""
     text = sum(
         len(c.text.encode("utf-8"))
@@ -280,9 +285,9 @@ class KeywordIndex:
 
     def _rebuild(self, version: int) -> KeywordSnapshot:
         started = time.perf_counter()
-        snapshot, tokens = build_snapshot(list(self.index.scroll()), version, k1=self.k1, b=self.b)
+        snapshot, _ = build_snapshot(list(self.index.scroll()), version, k1=self.k1, b=self.b)
         self.last_build_ms = (time.perf_counter() - started) * 1000.0
-        self._save(snapshot, tokens)
+        self._save(snapshot)
         log.info("keyword index rebuilt: version %d, %d chunks", version, len(snapshot.chunks))
         return snapshot
 
@@ -307,13 +312,15 @@ class KeywordIndex:
             if len(chunks) != self.index.count():
                 log.warning("keyword index file %s is stale; rebuilding", path.name)
                 return None
-            bm25 = LuceneBM25(data["tokens"], self.k1, self.b) if chunks else None
+            bm25 = data["bm25"]
+            if not (isinstance(bm25, LuceneBM25) if chunks else bm25 is None):
+                raise ValueError("its BM25 statistics do not match its chunks")
         except (OSError, pickle.UnpicklingError, EOFError, KeyError, TypeError, ValueError) as exc:
             log.warning("keyword index file %s unreadable (%s); rebuilding", path.name, exc)
             return None
         return KeywordSnapshot(version=version, chunks=chunks, bm25=bm25)
 
-    def _save(self, snapshot: KeywordSnapshot, tokens: list[list[str]]) -> None:
+    def _save(self, snapshot: KeywordSnapshot) -> None:
         reason = disk_full_reason(
             self.folder, snapshot_size(snapshot.chunks), self.min_free_disk_mb
         )
@@ -328,7 +335,7 @@ class KeywordIndex:
             "k1": self.k1,
             "b": self.b,
             "chunks": [c.to_payload() for c in snapshot.chunks],
-            "tokens": tokens,
+            "bm25": snapshot.bm25,
         }
         try:
             self.folder.mkdir(parents=True, exist_ok=True)

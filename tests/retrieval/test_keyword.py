@@ -97,6 +97,12 @@ def test_snapshot_is_persisted_per_version_and_reloaded(index: EdgeIndex, data_d
     assert second.version == 1
     assert search(second, "annual leave", EMPLOYEE, 5) == ["leave.md#0"]
     assert search(second, "holiday", EMPLOYEE, 5) == []
+    # The file holds the built statistics: the loaded index scores exactly as the built one.
+    built, loaded = kw.snapshot, second.snapshot
+    assert loaded.bm25 is not built.bm25
+    mask = np.ones(len(built.chunks), dtype=np.bool_)
+    for query in ("annual leave", "expenses receipt taxi", "laptop"):
+        assert loaded.search(query, mask, 10) == built.search(query, mask, 10)
     # The version moves: the change is picked up.
     second.refresh(2)
     assert search(second, "holiday", EMPLOYEE, 5) == ["leave.md#0"]
