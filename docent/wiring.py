@@ -77,11 +77,12 @@ class Services:
 
     @cached_property
     def engine(self) -> Engine:
-        from docent.db.session import make_engine, migrate
+        from docent.db.session import at_head, make_engine, migrate
 
         url = self.settings.resolved_database_url
         engine = make_engine(url)  # first: it creates the SQLite file's folder
-        migrate(url)
+        if not at_head(engine):
+            migrate(url)
         return engine
 
     @cached_property

@@ -5,7 +5,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
 from docent.db.models import Base
-from docent.db.session import make_engine, migrate, redact
+from docent.db.session import SCHEMA_HEAD, alembic_config, at_head, make_engine, migrate, redact
 
 
 def test_migrations_match_models(database_url: str) -> None:
@@ -39,3 +39,30 @@ def test_unreachable_database_is_a_clear_error() -> None:
 
     with pytest.raises(Unavailable, match=r"postgresql\+psycopg://nobody:\*\*\*@127.0.0.1:1/x"):
         migrate("postgresql+psycopg://nobody:pw@127.0.0.1:1/x")
+
+
+def test_the_schema_head_is_alembics_and_read_from_the_database(database_url: str) -> None:
+    from alembic.script import ScriptDirectory
+
+    assert ScriptDirectory.from_config(alembic_config(database_url)).get_current_head() == (
+        SCHEMA_HEAD
+    )
+    migrate(database_url)
+    engine = make_engine(database_url)
+    try:
+        assert at_head(engine)
+        with engine.begin() as conn:
+            conn.exec_driver_sql("UPDATE alembic_version SET version_num = '0006'")
+        assert not at_head(engine)  # one migration behind: Services will upgrade
+    finally:
+        engine.dispose()
+
+
+def test_a_new_or_unreachable_database_is_not_at_head(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    fresh = make_engine(f"sqlite:///{tmp_path / 'new.sqlite3'}")
+    gone = make_engine("postgresql+psycopg://nobody:pw@127.0.0.1:1/x")
+    try:
+        assert not at_head(fresh) and not at_head(gone)
+    finally:
+        fresh.dispose()
+        gone.dispose()
