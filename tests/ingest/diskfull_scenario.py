@@ -30,14 +30,15 @@ def consistent(services: Services, *, but: str | None = None) -> bool:
 
 
 def fill(folder: Path) -> int:
-    """Write a ballast file until the disk is full; return its size."""
+    """Write a ballast file until the disk is full; return its size. Unbuffered: a buffered
+    file keeps the block that did not fit and raises ENOSPC again when it is closed (whether
+    it does depended on the free space left modulo the block, a few bytes of SQLite apart)."""
     written = 0
-    with (folder / "ballast").open("wb") as out:
+    block = b"\0" * 65536
+    with (folder / "ballast").open("wb", buffering=0) as out:
         try:
             while True:
-                out.write(b"\0" * 65536)
-                out.flush()
-                written += 65536
+                written += out.write(block)  # the last one may fit in part
         except OSError as exc:
             if exc.errno != errno.ENOSPC:
                 raise
