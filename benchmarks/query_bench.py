@@ -280,10 +280,10 @@ def warm_up(services: Any) -> dict[str, float]:
     (``Searcher.warm``): a question then pays only for the term coverage and for reading the
     vectors of candidates the cache does not hold. Returns the count of words, the seconds it
     took and the passages whose vectors are kept."""
+    from retrieval.searcher import warm_caches
+
     started = time.perf_counter()
-    chunks = services.keyword_index.chunks
-    services.word_vectors.learn(chunks)
-    services.reranker.warm(chunks)
+    warm_caches(services.word_vectors, services.reranker, services.keyword_index.chunks)
     cache = getattr(services.reranker, "cache", None)
     return {
         "count": len(services.word_vectors),

@@ -61,7 +61,7 @@ class SearchResult:
     scope: str | None = None  # the collection the question named (``docent.scope``)
 
 
-def _warm_up(words: WordVectors | None, reranker: Reranker, chunks: Sequence[Chunk]) -> None:
+def warm_caches(words: WordVectors | None, reranker: Reranker, chunks: Sequence[Chunk]) -> None:
     """What a question would otherwise read at first sight, read now: every passage's words
     and their vectors, then the passages' stored vectors the reranker keeps."""
     try:
@@ -145,7 +145,7 @@ class Searcher:
         snapshot = self.keyword.refresh(version, wait=True)
         if background and snapshot.chunks:
             threading.Thread(
-                target=_warm_up,
+                target=warm_caches,
                 args=(self.words, self.reranker, snapshot.chunks),
                 name="warm-up",
                 daemon=True,

@@ -121,13 +121,8 @@ class PointReads(ABC):
             payload = rec.payload
             if not payload or payload.get("chunk_id") not in asked:
                 continue
-            # Read ``rec.vector`` once: Edge converts every float from the engine each time.
-            got = rec.vector
-            got = got if isinstance(got, dict) else {}
             chunk = Chunk.from_payload(payload)
-            out[chunk.chunk_id] = StoredChunk(
-                chunk, {n: np.asarray(got[n], dtype=np.float32) for n in names if n in got}
-            )
+            out[chunk.chunk_id] = StoredChunk(chunk, _arrays(rec, names))
         return out
 
     def vectors(
@@ -144,9 +139,7 @@ class PointReads(ABC):
             chunk_id = wanted.get(str(rec.id))
             if chunk_id is None:
                 continue
-            got = rec.vector if asked else None  # read once: Edge converts on each read
-            got = got if isinstance(got, dict) else {}
-            out[chunk_id] = {n: np.asarray(got[n], dtype=np.float32) for n in asked if n in got}
+            out[chunk_id] = _arrays(rec, asked)
         return out
 
     def scroll(
@@ -191,3 +184,13 @@ class PointReads(ABC):
         self._open()
         points = self._call(lambda: self._query(query, query_filter, limit))
         return [(Chunk.from_payload(p.payload or {}), float(p.score)) for p in points]
+
+
+def _arrays(record: Any, names: Sequence[str]) -> dict[str, NDArray[np.float32]]:
+    """A record's named vectors as float32 arrays (none asked: ``.vector`` is not read)."""
+    if not names:
+        return {}
+    # Read ``record.vector`` once: Edge converts every float from the engine each time.
+    got = record.vector
+    got = got if isinstance(got, dict) else {}
+    return {n: np.asarray(got[n], dtype=np.float32) for n in names if n in got}

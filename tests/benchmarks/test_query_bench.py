@@ -7,9 +7,8 @@ from pathlib import Path
 
 from benchmarks.query_bench import compare_orders, warm_up
 from docent.contracts import Embedder, Principal
-from docent.wiring import Services
-from tests.retrieval.conftest import bump, make_settings
-from tests.retrieval.corpus import CORPUS, write_chunks
+from tests.retrieval.conftest import services_over
+from tests.retrieval.corpus import CORPUS
 
 QUESTIONS = ["How many days of annual leave do I get?", "Do I need a receipt for a taxi?"]
 
@@ -17,10 +16,7 @@ QUESTIONS = ["How many days of annual leave do I get?", "Do I need a receipt for
 def test_warm_up_and_both_orders_timed_in_one_process(
     tmp_path: Path, bundled_embedder: Embedder
 ) -> None:
-    services = Services(make_settings(tmp_path / "data"), bundled_embedder)
-    try:
-        write_chunks(services.index, bundled_embedder, CORPUS[:6])
-        bump(services)
+    with services_over(tmp_path / "data", bundled_embedder, CORPUS[:6]) as services:
         services.searcher.warm(background=False)
         warmed = warm_up(services)
         assert warmed["vectors_kept"] == 6 and warmed["count"] > 0
@@ -34,5 +30,3 @@ def test_warm_up_and_both_orders_timed_in_one_process(
         assert services.searcher.order is own  # restored
         services.searcher.order = None
         assert compare_orders(services, QUESTIONS, Principal("bench", "employee")) == {}
-    finally:
-        services.close()

@@ -3,12 +3,13 @@ real bundled model, behind a real SQLite index-version row."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from docent.contracts import Embedder
+from docent.contracts import Chunk, Embedder
 from docent.db.state import bump_index_version
 from docent.settings import Settings
 from docent.wiring import Services
@@ -25,15 +26,26 @@ def bump(services: Services) -> int:
         return bump_index_version(session)
 
 
+@contextmanager
+def services_over(
+    data_dir: Path, embedder: Embedder, chunks: Sequence[Chunk]
+) -> Iterator[Services]:
+    """Services on a new data dir whose index holds ``chunks`` (version 1); closed after."""
+    services = Services(make_settings(data_dir), embedder)
+    try:
+        write_chunks(services.index, embedder, chunks)
+        bump(services)
+        yield services
+    finally:
+        services.close()
+
+
 @pytest.fixture(scope="package")
 def corpus_services(
     tmp_path_factory: pytest.TempPathFactory, bundled_embedder: Embedder
 ) -> Iterator[Services]:
-    services = Services(make_settings(tmp_path_factory.mktemp("retrieval")), bundled_embedder)
-    write_chunks(services.index, bundled_embedder, CORPUS)
-    bump(services)
-    yield services
-    services.close()
+    with services_over(tmp_path_factory.mktemp("retrieval"), bundled_embedder, CORPUS) as made:
+        yield made
 
 
 @pytest.fixture(scope="package")

@@ -12,7 +12,7 @@ from docent.contracts import Chunk, Embedder, Hit, Principal
 from docent.errors import InvalidInput
 from docent.wiring import Services
 from retrieval.searcher import Searcher, SearchResult
-from tests.retrieval.conftest import bump, make_settings, variant
+from tests.retrieval.conftest import bump, services_over, variant
 from tests.retrieval.corpus import BONUS_QUERY, CORPUS, make_chunk, write_chunks
 
 PUBLIC = Principal("p", "public")
@@ -263,10 +263,7 @@ def test_constructor_checks_its_arguments(corpus_services: Services) -> None:
 def test_a_new_ingest_is_seen_by_a_long_lived_searcher(
     tmp_path: Path, bundled_embedder: Embedder
 ) -> None:
-    services = Services(make_settings(tmp_path / "data"), bundled_embedder)
-    try:
-        write_chunks(services.index, bundled_embedder, CORPUS[:8])
-        bump(services)
+    with services_over(tmp_path / "data", bundled_embedder, CORPUS[:8]) as services:
         searcher = services.searcher
         assert searcher.keyword.version is None
         assert searcher.warm() == 1 and searcher.keyword.version == 1
@@ -289,8 +286,6 @@ def test_a_new_ingest_is_seen_by_a_long_lived_searcher(
         assert ids(after.hits)[0] == "parking.md#0"
         assert after.stages["bm25"][0] == "parking.md#0"
         assert (tmp_path / "data" / "keyword" / f"docent-v{version}.pkl").exists()
-    finally:
-        services.close()
 
 
 def test_a_question_during_a_keyword_rebuild_runs_on_the_previous_version_without_leaks(
@@ -298,10 +293,7 @@ def test_a_question_during_a_keyword_rebuild_runs_on_the_previous_version_withou
 ) -> None:
     from retrieval.keyword import KeywordIndex
 
-    services = Services(make_settings(tmp_path / "data"), bundled_embedder)
-    try:
-        write_chunks(services.index, bundled_embedder, CORPUS)
-        bump(services)
+    with services_over(tmp_path / "data", bundled_embedder, CORPUS) as services:
         s = services.settings
         keyword = KeywordIndex(services.index, s.data_dir, inline_max_chunks=0)
         searcher = Searcher(
@@ -337,5 +329,3 @@ def test_a_question_during_a_keyword_rebuild_runs_on_the_previous_version_withou
         after = searcher.search("How many days of annual leave do I get?", CONFIDENTIAL)
         assert leave_ids & set(after.stages["bm25"])
         keyword.close()
-    finally:
-        services.close()

@@ -140,14 +140,10 @@ def test_a_searcher_warmed_at_start_reads_its_index_off_the_question_path(
 ) -> None:
     import threading
 
-    from docent.wiring import Services
-    from tests.retrieval.conftest import bump, make_settings
-    from tests.retrieval.corpus import CORPUS, write_chunks
+    from tests.retrieval.conftest import services_over
+    from tests.retrieval.corpus import CORPUS
 
-    services = Services(make_settings(tmp_path / "data"), bundled_embedder)
-    try:
-        write_chunks(services.index, bundled_embedder, CORPUS[:6])
-        bump(services)
+    with services_over(tmp_path / "data", bundled_embedder, CORPUS[:6]) as services:
         assert services.searcher.words is services.word_vectors
         services.searcher.warm()
         for thread in threading.enumerate():
@@ -159,5 +155,3 @@ def test_a_searcher_warmed_at_start_reads_its_index_off_the_question_path(
         # The reranker keeps every passage's stored vectors (the budget holds them all).
         cache = services.reranker.cache  # type: ignore[attr-defined]
         assert len(cache) == 6 and all(chunk in cache for chunk in CORPUS[:6])
-    finally:
-        services.close()
