@@ -151,17 +151,33 @@ def _markup_depth(el: Any) -> int | None:
     return int(depth) if depth is not None else None
 
 
-def blank_line_before_tables(body: str) -> str:
-    """Markdown only starts a table after a blank line; authors often write "For example:"
-    straight above one, and the table would be read as part of that paragraph."""
+# A bullet item, or an ordered list starting at 1 (CommonMark lets only those interrupt a
+# paragraph), at most three spaces in: deeper lines belong to the item above.
+_LIST_START = re.compile(r"^ {0,3}(?:[-*+]|1[.)])[ \t]+\S")
+_THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+
+
+def _starts_list(line: str) -> bool:
+    return bool(_LIST_START.match(line)) and not _THEMATIC_BREAK.match(line)
+
+
+def blank_line_before_blocks(body: str) -> str:
+    """Python-Markdown (under ``unstructured``) starts a table or a list only after a blank
+    line; authors, and CommonMark, do not need one: "For example:" straight above a table,
+    or "We have a few rules:" straight above "* You must be age 13 or older." Without the
+    blank line the table or the list is read as part of that paragraph, and its items run
+    together into one sentence ("machine accounts: * A machine account …")."""
     out: list[str] = []
     fenced = False
     for line in body.splitlines():
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
-        starts_table = not fenced and line.lstrip().startswith("|")
-        previous = out[-1].strip() if out else ""
-        if starts_table and previous and not previous.startswith("|"):
+        previous = out[-1] if out else ""
+        text_above = bool(previous.strip()) and not fenced
+        # An indented line above a list is an item's continuation: the list goes on.
+        table = line.lstrip().startswith("|") and not previous.lstrip().startswith("|")
+        items = _starts_list(line) and not _starts_list(previous) and not previous[:1].isspace()
+        if text_above and (table or items):
             out.append("")
         out.append(line)
     return "\n".join(out)
@@ -171,7 +187,7 @@ def _partition_markdown(path: Path, source: str) -> tuple[list[Element], dict[st
     from unstructured.partition.md import partition_md
 
     front, body = split_front_matter(_read_text(path, source), source)
-    body = blank_line_before_tables(strip_template_tags(body, markdown=True))
+    body = blank_line_before_blocks(strip_template_tags(body, markdown=True))
     if not body.strip():
         # A redirect stub (front matter naming where the page went, no body) is a real page
         # of a published handbook: what it says is where the content lives now.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ingest.partition import blank_line_before_tables, partition_file
+from ingest.partition import blank_line_before_blocks, partition_file
 
 
 def test_a_markdown_table_right_under_a_text_line_is_still_one_table(tmp_path: Path) -> None:
@@ -17,5 +17,42 @@ def test_a_markdown_table_right_under_a_text_line_is_still_one_table(tmp_path: P
     tables = [e for e in parsed.elements if e.kind == "table"]
     assert len(tables) == 1
     assert "Gliding" in tables[0].text
-    assert blank_line_before_tables("a\n| x |\n") == "a\n\n| x |"
-    assert blank_line_before_tables("```\na\n| x |\n```") == "```\na\n| x |\n```"
+    assert blank_line_before_blocks("a\n| x |\n") == "a\n\n| x |"
+    assert blank_line_before_blocks("```\na\n| x |\n```") == "```\na\n| x |\n```"
+
+
+def test_a_list_right_under_a_text_line_is_a_list_of_items(tmp_path: Path) -> None:
+    # As GitHub's Terms of Service write their account requirements: no blank line between
+    # the lead-in and the first item, so the items ran together into one paragraph.
+    doc = tmp_path / "terms.md"
+    doc.write_text(
+        "# Terms\n\n## Account Requirements\n\n"
+        "We have a few simple rules for Personal Accounts. We do permit machine accounts:\n"
+        "* A machine account is used exclusively for performing automated tasks.\n"
+        "* You must be age 13 or older. We must comply with United States law.\n"
+        "  An indented line goes on with the item above.\n"
+        "- Your login may only be used by one person.\n"
+    )
+    parsed = partition_file(doc, "terms.md")
+    texts = [e.text for e in parsed.elements]
+    lead = "We have a few simple rules for Personal Accounts. We do permit machine accounts:"
+    assert lead in texts
+    items = [e.text for e in parsed.elements if e.kind == "list_item"]
+    assert [t.split(".")[0] for t in items] == [
+        "A machine account is used exclusively for performing automated tasks",
+        "You must be age 13 or older",
+        "Your login may only be used by one person",
+    ]
+    assert "An indented line goes on with the item above" in items[1]
+    assert not any("* " in t for t in texts)
+
+
+def test_only_what_starts_a_list_gets_a_blank_line_above_it() -> None:
+    lead = "Rules:"
+    for starts in ("* a", "- a", "+ a", "1. a", "1) a", "   * a"):
+        assert blank_line_before_blocks(f"{lead}\n{starts}") == f"{lead}\n\n{starts}"
+    for goes_on in ("2. a", "    * a", "* * *", "- - -", "*emphasis*", "-1 degrees", "---"):
+        assert blank_line_before_blocks(f"{lead}\n{goes_on}") == f"{lead}\n{goes_on}"
+    tight = "* a\n* b\n  more of b\n* c"
+    assert blank_line_before_blocks(tight) == tight
+    assert blank_line_before_blocks("```\nRules:\n* a\n```") == "```\nRules:\n* a\n```"
