@@ -151,6 +151,11 @@ def _markup_depth(el: Any) -> int | None:
     return int(depth) if depth is not None else None
 
 
+# unstructured's defaults, and Markdown inside HTML blocks marked ``markdown="1"`` (Kramdown's
+# and Jekyll's convention: the 18F handbook's accordions hold whole sections that way, which
+# were read as one paragraph of raw "#### " and "- " text).
+MARKDOWN_EXTENSIONS = ["tables", "fenced_code", "md_in_html"]
+
 # A bullet item, or an ordered list starting at 1 (CommonMark lets only those interrupt a
 # paragraph), at most three spaces in: deeper lines belong to the item above.
 _LIST_START = re.compile(r"^ {0,3}(?:[-*+]|1[.)])[ \t]+\S")
@@ -198,7 +203,8 @@ def _partition_markdown(path: Path, source: str) -> tuple[list[Element], dict[st
         if front:
             raise EmptyDocument(source, "the file has front matter but no body text")
         return [], known_properties(front)
-    return _from_unstructured(partition_md(text=body), _markup_depth), known_properties(front)
+    elements = partition_md(text=body, extensions=MARKDOWN_EXTENSIONS)
+    return _from_unstructured(elements, _markup_depth), known_properties(front)
 
 
 def _partition_html(path: Path, source: str) -> tuple[list[Element], dict[str, str]]:

@@ -20,6 +20,9 @@ _OUTPUT = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 # What a tag inside a Markdown link target leaves behind, seen as literal text in
 # DOCX/PDF/HTML conversions: "[label]()" or "[label]( )".
 _EMPTY_LINK = re.compile(r"\[([^\[\]]*)\]\(\s*\)")
+# A reference-style link whose definition the page does not hold (a site-wide include
+# supplies it when the handbook is published): Markdown leaves "[label][ref]" as text.
+_UNRESOLVED_REFERENCE = re.compile(r"\[([^\[\]]+)\]\[[^\[\]]*\]")
 _SPACES = re.compile(r"[ \t\u00a0]+")
 
 
@@ -42,11 +45,14 @@ def strip_template_tags(text: str, *, markdown: bool = False) -> str:
 
 
 def clean_element_text(text: str) -> str:
-    """Element-level cleanup after extraction: tags, empty link shells, doubled spaces."""
+    """Element-level cleanup after extraction: tags, empty link shells, unresolved
+    reference links, doubled spaces."""
     if has_template_tags(text):
         text = strip_template_tags(text)
     if "](" in text:
         text = _EMPTY_LINK.sub(r"\1", text)
+    if "][" in text:
+        text = _UNRESOLVED_REFERENCE.sub(r"\1", text)
     text = _SPACES.sub(" ", text)
     text = re.sub(r" +([,.;:!?)])", r"\1", text) if " " in text else text
     return "\n".join(line.strip() for line in text.splitlines()).strip()

@@ -129,6 +129,10 @@ def test_template_tag_helpers() -> None:
     assert strip_template_tags('x {% slack_channel "ux" %} y', markdown=True) == "x \\#ux y"
     assert strip_template_tags("a {% raw %}b{% endraw %} c") == "a b c"
     assert clean_element_text('[Credit hours]({% page "/x/" %}): No') == "Credit hours: No"
+    # A reference link whose definition lives in a site-wide include: its label is the text.
+    keep = "Keep [travel card policies][travel-guide-3] as you travel; see [this][]."
+    assert clean_element_text(keep) == "Keep travel card policies as you travel; see this."
+    assert clean_element_text("Scores [1] and [2] stay.") == "Scores [1] and [2] stay."
     split_tag = 'MUST be [acknowledged]({% page "/perf-\nmanagement/" %}) in HR Links.'
     assert clean_element_text(split_tag) == "MUST be acknowledged in HR Links."
 

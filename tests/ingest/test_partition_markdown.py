@@ -56,3 +56,27 @@ def test_only_what_starts_a_list_gets_a_blank_line_above_it() -> None:
     tight = "* a\n* b\n  more of b\n* c"
     assert blank_line_before_blocks(tight) == tight
     assert blank_line_before_blocks("```\nRules:\n* a\n```") == "```\nRules:\n* a\n```"
+
+
+def test_markdown_inside_an_html_block_marked_markdown_1_is_parsed(tmp_path: Path) -> None:
+    # The 18F handbook's accordions: a heading and a list inside <div markdown=1>.
+    doc = tmp_path / "playbook.md"
+    doc.write_text(
+        "# Playbook\n\n## Steps\n\n"
+        '<div class="usa-accordion" markdown=1>\n'
+        '<div id="a1" class="usa-accordion__content" markdown="1">\n\n'
+        "#### Conference fees\n\n"
+        "Under the speaking exclusion you may accept a waived fee.\n\n"
+        "- Until you are approved, the organizers cannot list you.\n"
+        "- Ensure your computer is fully charged.\n\n"
+        "</div>\n</div>\n"
+    )
+    parsed = partition_file(doc, "playbook.md")
+    texts = [e.text for e in parsed.elements]
+    assert "Conference fees" in [e.text for e in parsed.elements if e.kind == "title"]
+    items = [e.text for e in parsed.elements if e.kind == "list_item"]
+    assert items == [
+        "Until you are approved, the organizers cannot list you.",
+        "Ensure your computer is fully charged.",
+    ]
+    assert not any(t.startswith(("#", "- ")) or " - " in t for t in texts)
