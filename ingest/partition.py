@@ -154,7 +154,7 @@ def _markup_depth(el: Any) -> int | None:
 # unstructured's defaults, and Markdown inside HTML blocks marked ``markdown="1"`` (Kramdown's
 # and Jekyll's convention: the 18F handbook's accordions hold whole sections that way, which
 # were read as one paragraph of raw "#### " and "- " text).
-MARKDOWN_EXTENSIONS = ["tables", "fenced_code", "md_in_html"]
+MARKDOWN_EXTENSIONS = ("tables", "fenced_code", "md_in_html")
 
 # A bullet item, or an ordered list starting at 1 (CommonMark lets only those interrupt a
 # paragraph), at most three spaces in: deeper lines belong to the item above.
@@ -171,19 +171,25 @@ def blank_line_before_blocks(body: str) -> str:
     line; authors, and CommonMark, do not need one: "For example:" straight above a table,
     or "We have a few rules:" straight above "* You must be age 13 or older." Without the
     blank line the table or the list is read as part of that paragraph, and its items run
-    together into one sentence ("machine accounts: * A machine account …")."""
+    together into one sentence ("machine accounts: * A machine account …"). An item right
+    under another item's lines needs none: Python-Markdown reads those as one list."""
     out: list[str] = []
     fenced = False
+    in_item = False  # the lines since the last blank line began with a list item
     for line in body.splitlines():
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
         previous = out[-1] if out else ""
-        text_above = bool(previous.strip()) and not fenced
-        # An indented line above a list is an item's continuation: the list goes on.
-        table = line.lstrip().startswith("|") and not previous.lstrip().startswith("|")
-        items = _starts_list(line) and not _starts_list(previous) and not previous[:1].isspace()
-        if text_above and (table or items):
-            out.append("")
+        if not previous.strip():
+            in_item = _starts_list(line)
+        elif not fenced:
+            table = line.lstrip().startswith("|") and not previous.lstrip().startswith("|")
+            # Also below an item's second paragraph ("    More of the rule above." then
+            # "  * next rule"), which CommonMark ends and Python-Markdown would not.
+            items = _starts_list(line) and not in_item
+            if table or items:
+                out.append("")
+                in_item = items
         out.append(line)
     return "\n".join(out)
 
@@ -203,7 +209,7 @@ def _partition_markdown(path: Path, source: str) -> tuple[list[Element], dict[st
         if front:
             raise EmptyDocument(source, "the file has front matter but no body text")
         return [], known_properties(front)
-    elements = partition_md(text=body, extensions=MARKDOWN_EXTENSIONS)
+    elements = partition_md(text=body, extensions=list(MARKDOWN_EXTENSIONS))
     return _from_unstructured(elements, _markup_depth), known_properties(front)
 
 

@@ -55,6 +55,9 @@ def test_only_what_starts_a_list_gets_a_blank_line_above_it() -> None:
         assert blank_line_before_blocks(f"{lead}\n{goes_on}") == f"{lead}\n{goes_on}"
     tight = "* a\n* b\n  more of b\n* c"
     assert blank_line_before_blocks(tight) == tight
+    # Below an item's indented paragraph (GitHub's Community Code of Conduct).
+    under = "* a\n\n    More of a.\n  * b"
+    assert blank_line_before_blocks(under) == "* a\n\n    More of a.\n\n  * b"
     assert blank_line_before_blocks("```\nRules:\n* a\n```") == "```\nRules:\n* a\n```"
 
 
@@ -80,3 +83,16 @@ def test_markdown_inside_an_html_block_marked_markdown_1_is_parsed(tmp_path: Pat
         "Ensure your computer is fully charged.",
     ]
     assert not any(t.startswith(("#", "- ")) or " - " in t for t in texts)
+
+
+def test_an_item_below_another_items_paragraph_is_its_own_item(tmp_path: Path) -> None:
+    doc = tmp_path / "conduct.md"
+    doc.write_text(
+        "# Conduct\n\n* Contribute in a positive way.\n"
+        "  * **Improve the discussion.** Help us make this a great place.\n\n"
+        "    The topics discussed here matter to us.\n"
+        "  * **Be clear and stay on topic.** Share ideas.\n"
+    )
+    items = [e.text for e in partition_file(doc, "conduct.md").elements if e.kind == "list_item"]
+    assert any(t.startswith("Be clear and stay on topic.") for t in items)
+    assert not any("* " in t for t in items)
