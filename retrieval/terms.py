@@ -18,6 +18,7 @@ seen is embedded when a question or a candidate first holds it.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import logging
 import os
@@ -114,8 +115,9 @@ def _passage_key(chunk: Chunk) -> tuple[str, str]:
 class WordVectorCache:
     """``WordVectors`` through an embedder, each word embedded once and kept on disk.
 
-    Thread-safe; a file another process wrote in the meantime is overwritten (it is a cache:
-    a word lost is embedded again)."""
+    Thread-safe. Processes sharing a data dir (``docent serve`` and a ``docent ask``) each
+    write the words they embedded: a write takes the file's lock and first adds the words
+    another process wrote since this one read it, so neither loses the other's."""
 
     def __init__(self, embedder: Embedder, folder: Path | None) -> None:
         self.embedder = embedder
@@ -188,36 +190,63 @@ class WordVectorCache:
                 self._save()
 
     def _load(self) -> None:
+        found = self._read()
+        if found is not None:
+            words, table = found
+            self._row = {w: i for i, w in enumerate(words)}
+            self._table = table
+
+    def _read(self) -> tuple[list[str], NDArray[np.float32]] | None:
+        """The words and vectors on disk, or None (no file, or one not to trust)."""
         if self.path is None or not self.path.exists():
-            return
+            return None
         try:
             with np.load(self.path, allow_pickle=False) as data:
                 words = [str(w) for w in data["words"]]
                 table = np.asarray(data["vectors"], dtype=np.float32)
         except (OSError, KeyError, ValueError) as exc:
             log.warning("word vectors %s unreadable (%s); embedding words again", self.path, exc)
-            return
+            return None
         if table.shape != (len(words), self.embedder.dimension):
             log.warning("word vectors %s do not fit the embedder; embedding again", self.path)
+            return None
+        return words, table
+
+    def _merge_from_disk(self) -> None:
+        """Append the words another process wrote since this one read the file (rows already
+        handed out keep their place)."""
+        found = self._read()
+        if found is None:
             return
-        self._row = {w: i for i, w in enumerate(words)}
-        self._table = table
+        words, table = found
+        new = [i for i, w in enumerate(words) if w not in self._row]
+        if new:
+            start = len(self._table)
+            self._table = np.concatenate([self._table, table[new]]).astype(np.float32, copy=False)
+            for n, i in enumerate(new):
+                self._row[words[i]] = start + n
 
     def _save(self) -> None:
         if self.path is None:
             self._unsaved = 0
             return
-        words = sorted(self._row, key=self._row.__getitem__)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".npz")
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    np.savez(fh, words=np.array(words, dtype=np.str_), vectors=self._table)
-                os.replace(tmp, self.path)  # atomic: a reader sees the old file or the new
-            finally:
-                Path(tmp).unlink(missing_ok=True)
+            with open(self.path.with_suffix(".lock"), "a") as lock:
+                fcntl.flock(lock.fileno(), fcntl.LOCK_EX)  # released when closed
+                self._merge_from_disk()
+                self._write(self.path)
         except OSError as exc:
             log.warning("word vectors not saved to %s: %s", self.path, exc)
             return
         self._unsaved = 0
+
+    def _write(self, path: Path) -> None:
+        words = sorted(self._row, key=self._row.__getitem__)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez(fh, words=np.array(words, dtype=np.str_), vectors=self._table)
+            os.replace(tmp, path)  # atomic: a reader sees the old file or the new
+        finally:
+            Path(tmp).unlink(missing_ok=True)

@@ -96,6 +96,28 @@ def test_each_word_is_embedded_once_and_a_new_process_reads_them_from_disk(
     assert second.texts == [] and len(again) == 2
 
 
+def test_two_processes_sharing_a_data_dir_keep_each_others_words(
+    bundled_embedder: Any, tmp_path: Path
+) -> None:
+    # ``docent serve`` and a ``docent ask`` open the same data dir, each before the other
+    # wrote: each saves what it embedded without dropping what the other saved.
+    serve = WordVectorCache(bundled_embedder, tmp_path)
+    ask = WordVectorCache(bundled_embedder, tmp_path)
+    rows = serve.rows(["laundry"])
+    laundry = serve.table[rows]  # read after the rows: the table grows as words are added
+    serve.save()
+    ask.rows(["parking"])
+    ask.save()
+    merged = ask.rows(["laundry"])  # merged at the save, not embedded
+    np.testing.assert_allclose(ask.table[merged], laundry)
+
+    counting = CountingEmbedder(bundled_embedder)
+    later = WordVectorCache(counting, tmp_path)
+    both = later.rows(["laundry", "parking"])
+    assert counting.texts == [] and len(later) == 2
+    np.testing.assert_allclose(later.table[both[:1]], laundry)
+
+
 def test_an_unreadable_or_foreign_file_is_embedded_again_not_trusted(
     bundled_embedder: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
