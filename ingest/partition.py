@@ -139,11 +139,12 @@ def _cleaned(el: Element) -> Element:
 
 
 def _list_depth(el: Any) -> int:
-    # Markdown/HTML report every item at depth 1 whatever its nesting; Word reports the
-    # numbering level (0-based). Either way 0 is "top level" here.
+    # Markdown and HTML report an item's nesting from 1 (a top-level item), Word the
+    # numbering level from 0. Either way 0 is "top level" here.
+    depth = int(el.metadata.category_depth or 0)
     if getattr(el.metadata, "detection_origin", None) == "docx":
-        return int(el.metadata.category_depth or 0)
-    return 0
+        return depth
+    return max(depth - 1, 0)
 
 
 def _markup_depth(el: Any) -> int | None:

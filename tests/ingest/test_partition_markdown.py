@@ -96,3 +96,26 @@ def test_an_item_below_another_items_paragraph_is_its_own_item(tmp_path: Path) -
     items = [e.text for e in partition_file(doc, "conduct.md").elements if e.kind == "list_item"]
     assert any(t.startswith("Be clear and stay on topic.") for t in items)
     assert not any("* " in t for t in items)
+
+
+def test_nested_items_keep_their_nesting_in_markdown_and_html(tmp_path: Path) -> None:
+    # The 18F Tock page's billing codes: each code's item holds the activities it covers.
+    md = tmp_path / "tock.md"
+    md.write_text(
+        "# Tock\n\n## Codes\n\n- Hiring - #1241: includes:\n    - Interviews,\n"
+        "        - Note taking\n- Other - #99\n"
+    )
+    html = tmp_path / "tock.html"
+    html.write_text(
+        "<h1>Tock</h1><h2>Codes</h2><ul><li>Hiring - #1241: includes:<ul><li>Interviews,"
+        "<ul><li>Note taking</li></ul></li></ul></li><li>Other - #99</li></ul>"
+    )
+    for doc in (md, html):
+        elements = partition_file(doc, doc.name).elements
+        items = [(e.depth, e.text) for e in elements if e.kind == "list_item"]
+        assert items == [
+            (0, "Hiring - #1241: includes:"),
+            (1, "Interviews,"),
+            (2, "Note taking"),
+            (0, "Other - #99"),
+        ], doc.name
