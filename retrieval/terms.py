@@ -128,7 +128,7 @@ class WordVectorCache:
         self._table = np.zeros((0, embedder.dimension), dtype=np.float32)
         self._unsaved = 0
         self._passages: dict[tuple[str, str], NDArray[np.int32]] = {}
-        self._load()
+        self._merge_from_disk()
 
     def __len__(self) -> int:
         return len(self._row)
@@ -175,10 +175,7 @@ class WordVectorCache:
         fresh = [
             self.embedder.embed(missing[i : i + _BATCH]) for i in range(0, len(missing), _BATCH)
         ]
-        start = len(self._table)
-        self._table = np.concatenate([self._table, *fresh]).astype(np.float32, copy=False)
-        for i, word in enumerate(missing):
-            self._row[word] = start + i
+        self._append(missing, np.concatenate(fresh))
         self._unsaved += len(missing)
         if self._unsaved >= SAVE_EVERY:
             self._save()
@@ -189,12 +186,12 @@ class WordVectorCache:
             if self._unsaved:
                 self._save()
 
-    def _load(self) -> None:
-        found = self._read()
-        if found is not None:
-            words, table = found
-            self._row = {w: i for i, w in enumerate(words)}
-            self._table = table
+    def _append(self, words: Sequence[str], vectors: NDArray[np.float32]) -> None:
+        """New words' vectors after the rows already handed out (those keep their place)."""
+        start = len(self._table)
+        self._table = np.concatenate([self._table, vectors]).astype(np.float32, copy=False)
+        for i, word in enumerate(words):
+            self._row[word] = start + i
 
     def _read(self) -> tuple[list[str], NDArray[np.float32]] | None:
         """The words and vectors on disk, or None (no file, or one not to trust)."""
@@ -213,18 +210,15 @@ class WordVectorCache:
         return words, table
 
     def _merge_from_disk(self) -> None:
-        """Append the words another process wrote since this one read the file (rows already
-        handed out keep their place)."""
+        """The words on disk this process does not hold yet: all of them when it starts,
+        then those another process wrote since."""
         found = self._read()
         if found is None:
             return
         words, table = found
         new = [i for i, w in enumerate(words) if w not in self._row]
         if new:
-            start = len(self._table)
-            self._table = np.concatenate([self._table, table[new]]).astype(np.float32, copy=False)
-            for n, i in enumerate(new):
-                self._row[words[i]] = start + n
+            self._append([words[i] for i in new], table[new])
 
     def _save(self) -> None:
         if self.path is None:
