@@ -1,4 +1,4 @@
-"""Builders for small real DOCX and PDF files used by the partition tests."""
+"""Builders for small real files (text, DOCX, PDF) used by the partition tests."""
 
 from __future__ import annotations
 
@@ -15,6 +15,12 @@ CUSTOM_PROPS = (
     "<vt:lpwstr>People Ops</vt:lpwstr></property>"
     "</Properties>"
 )
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def build_docx(path: Path, *, with_custom_properties: bool = False) -> Path:

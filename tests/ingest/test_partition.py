@@ -20,16 +20,9 @@ from ingest.errors import (
 )
 from ingest.partition import SUPPORTED_EXTENSIONS, partition_file
 from ingest.tables import rows_from_html
-from ingest.template_tags import clean_element_text, strip_template_tags
-from tests.ingest.partition_support import build_docx, build_pdf
+from tests.ingest.partition_support import build_docx, build_pdf, write
 
 BAD = Path(__file__).resolve().parents[1] / "fixtures" / "bad"
-
-
-def write(tmp_path: Path, name: str, text: str) -> Path:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def titles(doc: ParsedDocument) -> list[tuple[int, str]]:
@@ -123,18 +116,6 @@ def test_markdown_template_tags_are_removed_cleanly(tmp_path: Path) -> None:
     assert "See the calendar for dates." in text
     assert "Heads up!" in text and "Book two weeks ahead." in text
     assert "Ask in #people-ops or email." in text
-
-
-def test_template_tag_helpers() -> None:
-    assert strip_template_tags('x {% slack_channel "ux" %} y', markdown=True) == "x \\#ux y"
-    assert strip_template_tags("a {% raw %}b{% endraw %} c") == "a b c"
-    assert clean_element_text('[Credit hours]({% page "/x/" %}): No') == "Credit hours: No"
-    # A reference link whose definition lives in a site-wide include: its label is the text.
-    keep = "Keep [travel card policies][travel-guide-3] as you travel; see [this][]."
-    assert clean_element_text(keep) == "Keep travel card policies as you travel; see this."
-    assert clean_element_text("Scores [1] and [2] stay.") == "Scores [1] and [2] stay."
-    split_tag = 'MUST be [acknowledged]({% page "/perf-\nmanagement/" %}) in HR Links.'
-    assert clean_element_text(split_tag) == "MUST be acknowledged in HR Links."
 
 
 def test_markdown_without_front_matter_or_headings(tmp_path: Path) -> None:
