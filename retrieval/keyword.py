@@ -146,12 +146,12 @@ class KeywordSnapshot:
 
 def build_snapshot(
     chunks: Sequence[Chunk], version: int, *, k1: float = 1.5, b: float = 0.75
-) -> tuple[KeywordSnapshot, list[list[str]]]:
-    """A snapshot over ``chunks`` (ordered by chunk id) and the token lists it was built from."""
+) -> KeywordSnapshot:
+    """A snapshot over ``chunks`` (ordered by chunk id)."""
     ordered = tuple(sorted(chunks, key=lambda c: c.chunk_id))
     tokens = [tokenize(indexed_text(c)) for c in ordered]
     bm25 = LuceneBM25(tokens, k1, b) if ordered else None
-    return KeywordSnapshot(version=version, chunks=ordered, bm25=bm25), tokens
+    return KeywordSnapshot(version=version, chunks=ordered, bm25=bm25)
 
 
 def snapshot_size(chunks: Sequence[Chunk]) -> int:
@@ -285,7 +285,7 @@ class KeywordIndex:
 
     def _rebuild(self, version: int) -> KeywordSnapshot:
         started = time.perf_counter()
-        snapshot, _ = build_snapshot(list(self.index.scroll()), version, k1=self.k1, b=self.b)
+        snapshot = build_snapshot(list(self.index.scroll()), version, k1=self.k1, b=self.b)
         self.last_build_ms = (time.perf_counter() - started) * 1000.0
         self._save(snapshot)
         log.info("keyword index rebuilt: version %d, %d chunks", version, len(snapshot.chunks))

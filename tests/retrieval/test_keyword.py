@@ -188,8 +188,8 @@ def test_an_empty_collection_searches_to_nothing(data_dir: Path) -> None:
 def test_top_k_ordering_is_by_score_then_chunk_id() -> None:
     chunks = [make_chunk(f"d{i}.md", 0, "leave policy") for i in range(5)]
     chunks.append(make_chunk("z.md", 0, "leave policy leave leave"))
-    snapshot, tokens = build_snapshot(chunks, 1)
-    assert len(tokens) == 6
+    snapshot = build_snapshot(chunks, 1)
+    assert len(snapshot.chunks) == 6
     got = snapshot.search("leave", np.ones(6, dtype=np.bool_), 3)
     assert [c.chunk_id for c, _ in got] == ["z.md#0", "d0.md#0", "d1.md#0"]
     assert got[0][1] > got[1][1] == got[2][1]
@@ -204,7 +204,7 @@ def test_the_best_few_equal_the_head_of_the_full_order_at_every_cut_off() -> Non
         make_chunk(f"d{i:03d}.md", 0, " ".join(rng.choice(words, size=int(rng.integers(1, 6)))))
         for i in range(120)
     ]
-    snapshot, _ = build_snapshot(chunks, 1)
+    snapshot = build_snapshot(chunks, 1)
     mask = rng.random(120) > 0.2
     everything = snapshot.search("leave taxi days", mask, 1000)  # every match: a full sort
     assert 50 < len(everything) < 120
