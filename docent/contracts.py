@@ -14,6 +14,8 @@ from typing import Any, Literal, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from docent.list_items import item_parents
+
 Status = Literal["current", "superseded", "pending"]
 Kind = Literal["text", "table", "list"]
 ReasonCode = Literal["out_of_scope", "requires_human", "policy"]
@@ -70,9 +72,15 @@ class Chunk:
         """What the embedder reads for each of ``sentences``: the unit under its heading
         path, as the chunk is read under it. "Per diem rates" says what "Lisbon: €64" is
         a rate of; an employee's words for a rule often name its section, not its sentence
-        (evals/reports/answerer_fit.md: the answerer picks the right unit more often)."""
+        (evals/reports/answerer_fit.md: the answerer picks the right unit more often).
+        A nested list item is read under the items it sits under as well (``item_parents``):
+        "setting up my laptop" is a step of the onboarding item above it."""
         heading = self.heading
-        return tuple(f"{heading}\n{unit}" if heading else unit for unit in self.sentences)
+        parents = item_parents(self.text) if self.kind != "table" else {}
+        return tuple(
+            "\n".join(line for line in (heading, *parents.get(unit, ()), unit) if line)
+            for unit in self.sentences
+        )
 
     def to_payload(self) -> dict[str, Any]:
         return {

@@ -8,7 +8,8 @@ read (retrieval kept it): sentences verbatim, a table row as its cells under the
 - A longer one shows up to ``EXCERPT_UNITS`` of its units nearest the question, best first,
   each cut at a word after ``EXCERPT_CHARS``, adding units while the excerpt stays within
   ``EXCERPT_BUDGET``; then the unit that follows the nearest one in the document, right
-  after it, when the excerpt stays within ``WHOLE_PASSAGE_CHARS``.
+  after it, when the excerpt stays within ``WHOLE_PASSAGE_CHARS``; a nested list item
+  comes after the item it belongs to.
 
 Why (chosen on the dev splits of the transfer report, ``evals/reports/transfer.md``, change
 set 5): the sentence nearest a question often names the rule's subject and the next one
@@ -23,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docent.contracts import Hit
+from docent.list_items import item_parents
 from generate.text import collapse_space
 
 EXCERPT_UNITS = 3
@@ -54,7 +56,22 @@ def excerpt(hit: Hit, nearest: Sequence[str] = ()) -> Excerpt | None:
     following = _following(document, ranked, units)
     if following is not None:
         units[0] = f"{units[0]} {following}"
-    return Excerpt(shown_first, _joined(units))
+    return Excerpt(shown_first, _joined(_under_its_item(hit, ranked[0], units)))
+
+
+def _under_its_item(hit: Hit, nearest: str, units: list[str]) -> list[str]:
+    """A nested list item is shown under the item it belongs to, as a table row is under
+    its header: "Doing necessary benefits enrollment" means nothing without "18F Hiring /
+    Onboarding - #1241: …" above it (within ``WHOLE_PASSAGE_CHARS``)."""
+    parents = item_parents(hit.chunk.text).get(nearest)
+    if not parents:
+        return units
+    parent = _cut(parents[-1])
+    # The item's own sentences are in it already ("… Those include:" of its later paragraph).
+    rest = [units[0], *(u for u in units[1:] if u.removesuffix(" …") not in parent)]
+    if len(parent) + sum(len(u) for u in rest) > WHOLE_PASSAGE_CHARS:
+        return units
+    return [parent, *rest]
 
 
 def _shown_whole(hit: Hit, document: Sequence[str], best: str) -> bool:

@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass
 
 from docent.contracts import Hit
+from docent.list_items import item_parents
 from generate.answer_types import type_fit
 from generate.question_types import Expectation
 from generate.tables import table_rows
@@ -99,7 +100,7 @@ class Unit:
 
     hit: Hit
     text: str
-    context: str  # heading path (and title)
+    context: str  # heading path (and title), and a nested list item's parent items
     index: int  # position among the block's units
     header: str | None = None  # the table header (with its rule line) for a row
 
@@ -120,8 +121,13 @@ def units_of(hit: Hit) -> list[Unit]:
     table = table_rows(chunk.text) if chunk.kind == "table" or "|" in chunk.text else None
     if table is None:
         # A sentence addressing the model is the document's text, not an answer to quote.
-        sentences = enumerate(chunk_sentences(chunk))
-        return [Unit(hit, s, heading, n) for n, s in sentences if not addresses_model(s)]
+        # A nested list item is read under the items above it, as ingest embeds it.
+        parents = item_parents(chunk.text)
+        return [
+            Unit(hit, s, " ".join([heading, *parents.get(s, ())]), n)
+            for n, s in enumerate(chunk_sentences(chunk))
+            if not addresses_model(s)
+        ]
     header, rows = table
     units = [Unit(hit, row, heading, n, header) for n, row in enumerate(rows)]
     prose = "\n".join(line for line in chunk.text.splitlines() if line.strip() and "|" not in line)

@@ -94,6 +94,10 @@ def _blocks(body: Sequence[Element]) -> list[_Block]:
         if el.kind == "list_item":
             items.append("  " * el.depth + "- " + " ".join(el.text.split()))
             continue
+        if el.kind == "text" and el.depth and items:
+            # An item's later paragraph, at the item's text column, stays in its list.
+            items.append("  " * el.depth + " ".join(el.text.split()))
+            continue
         close_list()
         if el.kind == "table":
             rows = rows_from_html(el.html or "")
@@ -146,8 +150,10 @@ def _split_list(block: _Block, budget: int) -> list[str]:
             # One item longer than the budget: its sentences, still marked as one item.
             if groups[-1]:
                 groups.append([])
-            parts = _split_long(item.lstrip()[2:], budget - 2)
-            groups.extend([[f"- {p}"] for p in parts])
+            line = item.lstrip()
+            marker = "- " if line.startswith("- ") else ""  # else an item's later paragraph
+            parts = _split_long(line.removeprefix(marker), budget - len(marker))
+            groups.extend([[f"{marker}{p}"] for p in parts])
             groups.append([])
             continue
         if groups[-1] and count_tokens("\n".join([*groups[-1], item])) > budget:

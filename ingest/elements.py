@@ -26,8 +26,10 @@ PROPERTY_KEYS: tuple[str, ...] = (
 class Element:
     """One block of a document in reading order.
 
-    ``depth`` is the heading depth for titles (0 = top) and the nesting level for list
-    items; ``html`` is the table's HTML for tables (the rows and cells, kept whole)."""
+    ``depth`` is the heading depth for titles (0 = top), the nesting level for list items,
+    and for text a list item's later paragraph sits in, the level of that item's sub-items
+    (0: not in a list); ``html`` is the table's HTML for tables (the rows and cells, kept
+    whole)."""
 
     kind: ElementKind
     text: str

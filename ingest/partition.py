@@ -29,7 +29,7 @@ import spacy
 import unstructured.nlp.tokenize as _unstructured_tokenize
 from spacy.language import Language
 
-from ingest.elements import Element, ParsedDocument
+from ingest.elements import Element, ElementKind, ParsedDocument
 from ingest.errors import (
     CorruptFile,
     EmptyDocument,
@@ -40,6 +40,7 @@ from ingest.errors import (
     UnsupportedFile,
 )
 from ingest.front_matter import known_properties, split_front_matter
+from ingest.markdown_source import LooseItemText, markdown_as_commonmark
 from ingest.pdf import partition_pdf
 from ingest.properties import docx_properties, html_properties
 from ingest.tables import rows_from_html, rows_to_html
@@ -94,7 +95,10 @@ def _read_text(path: Path, source: str) -> str:
 
 
 def _from_unstructured(
-    raw: Iterable[Any], heading_depth: Callable[[Any], int | None]
+    raw: Iterable[Any],
+    heading_depth: Callable[[Any], int | None],
+    *,
+    first_paragraphs_are_items: bool = False,
 ) -> list[Element]:
     """unstructured elements → ours. ``heading_depth`` says whether a Title element is a
     real heading (its depth) or a guess to be read as body text (None)."""
@@ -121,6 +125,24 @@ def _from_unstructured(
             out.append(Element("list_item", text, depth=_list_depth(el)))
             continue
         out.append(Element("text", text))
+    return _item_paragraphs(out, first_paragraphs_are_items=first_paragraphs_are_items)
+
+
+def _item_paragraphs(elements: list[Element], *, first_paragraphs_are_items: bool) -> list[Element]:
+    """A list item written as paragraphs (``<li><p>…</p><ul>…``) comes out of unstructured
+    as body text around its sub-items. The paragraph right above a nested item belongs to
+    the item one level up. Markdown's first paragraphs are items already
+    (``LooseItemText``), so there it is a later paragraph of that item ("New employee
+    onboarding … Those include:" under "18F Hiring / Onboarding - #1241: …"), kept as text
+    at the item's text column (``depth``) so the sub-items below it still read under the
+    item (``docent.list_items``). From HTML it may be the item's first paragraph, so it is
+    kept as that item."""
+    out = list(elements)
+    for n, (el, below) in enumerate(zip(elements, elements[1:], strict=False)):
+        if el.kind == "text" and below.kind == "list_item" and below.depth > 0:
+            kind: ElementKind = "text" if first_paragraphs_are_items else "list_item"
+            depth = below.depth if first_paragraphs_are_items else below.depth - 1
+            out[n] = Element(kind, el.text, depth=depth)
     return out
 
 
@@ -157,49 +179,12 @@ def _markup_depth(el: Any) -> int | None:
 # were read as one paragraph of raw "#### " and "- " text).
 MARKDOWN_EXTENSIONS = ("tables", "fenced_code", "md_in_html")
 
-# A bullet item, or an ordered list starting at 1 (CommonMark lets only those interrupt a
-# paragraph), at most three spaces in: deeper lines belong to the item above.
-_LIST_START = re.compile(r"^ {0,3}(?:[-*+]|1[.)])[ \t]+\S")
-_THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-
-
-def _starts_list(line: str) -> bool:
-    return bool(_LIST_START.match(line)) and not _THEMATIC_BREAK.match(line)
-
-
-def blank_line_before_blocks(body: str) -> str:
-    """Python-Markdown (under ``unstructured``) starts a table or a list only after a blank
-    line; authors, and CommonMark, do not need one: "For example:" straight above a table,
-    or "We have a few rules:" straight above "* You must be age 13 or older." Without the
-    blank line the table or the list is read as part of that paragraph, and its items run
-    together into one sentence ("machine accounts: * A machine account …"). An item right
-    under another item's lines needs none: Python-Markdown reads those as one list."""
-    out: list[str] = []
-    fenced = False
-    in_item = False  # the lines since the last blank line began with a list item
-    for line in body.splitlines():
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
-        previous = out[-1] if out else ""
-        if not previous.strip():
-            in_item = _starts_list(line)
-        elif not fenced:
-            table = line.lstrip().startswith("|") and not previous.lstrip().startswith("|")
-            # Also below an item's second paragraph ("    More of the rule above." then
-            # "  * next rule"), which CommonMark ends and Python-Markdown would not.
-            items = _starts_list(line) and not in_item
-            if table or items:
-                out.append("")
-                in_item = items
-        out.append(line)
-    return "\n".join(out)
-
 
 def _partition_markdown(path: Path, source: str) -> tuple[list[Element], dict[str, str]]:
     from unstructured.partition.md import partition_md
 
     front, body = split_front_matter(_read_text(path, source), source)
-    body = blank_line_before_blocks(strip_template_tags(body, markdown=True))
+    body = markdown_as_commonmark(strip_template_tags(body, markdown=True))
     if not body.strip():
         # A redirect stub (front matter naming where the page went, no body) is a real page
         # of a published handbook: what it says is where the content lives now.
@@ -210,8 +195,9 @@ def _partition_markdown(path: Path, source: str) -> tuple[list[Element], dict[st
         if front:
             raise EmptyDocument(source, "the file has front matter but no body text")
         return [], known_properties(front)
-    elements = partition_md(text=body, extensions=list(MARKDOWN_EXTENSIONS))
-    return _from_unstructured(elements, _markup_depth), known_properties(front)
+    raw = partition_md(text=body, extensions=[*MARKDOWN_EXTENSIONS, LooseItemText()])
+    elements = _from_unstructured(raw, _markup_depth, first_paragraphs_are_items=True)
+    return elements, known_properties(front)
 
 
 def _partition_html(path: Path, source: str) -> tuple[list[Element], dict[str, str]]:

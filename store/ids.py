@@ -13,7 +13,7 @@ SENTENCE_VECTOR = "sentences"
 VECTOR_NAMES = (CHUNK_VECTOR, SENTENCE_VECTOR)
 # What each sentence vector embeds (``Chunk.unit_embed_texts``). Recorded with the model:
 # vectors of bare sentences (indexes built before it) score units on another scale.
-UNIT_TEXT = "heading-path+unit"
+UNIT_TEXT = "heading-path+parent-items+unit"
 # The metadata key of the precision the vectors were computed in (``fp32`` / ``bf16``): the
 # same text under bf16 autocast sits ~1e-5 to 4e-5 (1 - cos) from its float32 vector, enough
 # to reorder near-ties, so questions are embedded in the precision the index records.
@@ -40,6 +40,7 @@ def check_unit_text(name: str, recorded: object) -> None:
     if recorded != UNIT_TEXT:
         raise ModelMismatch(
             f"index {name!r} holds sentence vectors of {recorded or 'bare sentences'!r}; this "
-            f"version embeds each unit under its heading path ({UNIT_TEXT!r}). Set "
-            "DOCENT_COLLECTION to a new name and reindex, or ingest into a new data dir."
+            f"version embeds each unit under its heading path and parent list items "
+            f"({UNIT_TEXT!r}). Set DOCENT_COLLECTION to a new name and run `docent reindex`, or "
+            "ingest into a new data dir."
         )

@@ -115,3 +115,21 @@ def test_a_long_closest_sentence_is_cut_at_a_word_and_nothing_means_no_excerpt()
     assert shown is not None and shown.text.endswith(" …")
     assert len(shown.text) <= EXCERPT_CHARS + 2 and long.startswith(shown.text[:-2])
     assert excerpt(make_hit("r.md#2", "Short.", best_sentence=None)) is None
+
+
+def test_a_nested_item_is_shown_under_the_item_it_belongs_to() -> None:
+    parent = "18F Hiring / Onboarding - #1241: Time spent on hiring and onboarding."
+    steps = [f"Step {n}: {FILLER}" for n in range(5)]
+    text = "\n".join([f"- {parent}", *(f"  - {s}" for s in steps), "- Other - #99"])
+    hit = make_hit("tock.md#3", text, kind="list", sentences=(parent, *steps, "Other - #99"))
+    assert len(text) > WHOLE_PASSAGE_CHARS
+    shown = excerpt(hit, [steps[2], steps[0]])
+    assert shown is not None
+    assert shown.text.startswith(f"{parent} … {steps[2]}")
+    assert shown.nearest == steps[2]
+    # A unit of the parent's own text is not shown twice.
+    again = excerpt(hit, [steps[2], parent])
+    assert again is not None and again.text.count(parent) == 1
+    # A top-level item has no parent to show.
+    top = excerpt(hit, ["Other - #99"])
+    assert top is not None and top.text.startswith("Other - #99")

@@ -70,3 +70,23 @@ def test_the_score_is_the_documented_weighted_sum() -> None:
         - w.rank * 1
     )
     assert score_unit(unit, content_words(question), expect(question), w).score == want
+
+
+def test_a_nested_item_is_read_under_its_parent_item() -> None:
+    # "setting up my laptop" is billed to the code its parent item names.
+    text = "- Hiring - #1241: onboarding includes:\n  - Getting set up with laptops\n- Other"
+    hit = make_hit(
+        "tock.md#3",
+        text,
+        kind="list",
+        heading_path=("Tock", "Codes"),
+        sentences=("Hiring - #1241: onboarding includes:", "Getting set up with laptops", "Other"),
+    )
+    parent, laptop, other = units_of(hit)
+    assert laptop.context.endswith("Hiring - #1241: onboarding includes:")
+    assert "1241" not in parent.context and "1241" not in other.context
+    question = "Which code do I bill for getting set up with laptops during onboarding?"
+    words = content_words(question)
+    with_parent = features(laptop, words, expect(question))[0].lexical
+    alone = features(laptop.__class__(hit, laptop.text, parent.context, 1), words, expect(question))
+    assert with_parent > alone[0].lexical

@@ -190,6 +190,39 @@ def test_a_list_that_fits_stays_whole_with_its_lead_in() -> None:
     assert only.sentences == ("Please:", "Badge in.", "Lock your screen.", "Close windows.")
 
 
+def test_an_items_later_paragraph_stays_in_its_list_at_the_items_text_column() -> None:
+    later = "Onboarding is billed here too. Those include:"
+    elements = [
+        title("Tock", 0),
+        item("Hiring - #1241: includes:"),
+        item("Interviews,", depth=1),
+        Element("text", later, depth=1),
+        item("Getting set up with laptops", depth=1),
+        text("A paragraph after the list."),
+    ]
+    (only,) = chunk(elements)
+    assert only.text == (
+        f"- Hiring - #1241: includes:\n  - Interviews,\n  {later}\n"
+        "  - Getting set up with laptops\n\nA paragraph after the list."
+    )
+    assert only.sentences == (
+        "Hiring - #1241: includes:",
+        "Interviews,",
+        "Onboarding is billed here too.",
+        "Those include:",
+        "Getting set up with laptops",
+        "A paragraph after the list.",
+    )
+    assert only.unit_embed_texts[4] == (
+        f"Tock\nHiring - #1241: includes: {later}\nGetting set up with laptops"
+    )
+    # Over the budget, the later paragraph is cut like an item, without an item's marker.
+    long_later = Element("text", " ".join([words(20, "x")] * 3), depth=1)
+    split = chunk([title("T", 0), item("Parent:"), long_later], budget=30)
+    lines = [line.lstrip() for c in split for line in c.text.splitlines()]
+    assert len(split) > 1 and not any(line.startswith("- word") for line in lines)
+
+
 def test_a_list_over_the_budget_splits_between_items() -> None:
     items = [f"Item {i} has a few words in it" for i in range(40)]
     chunks = chunk([title("Long list", 0), *[item(t) for t in items]], budget=50)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ingest.elements import Element
-from ingest.partition import blank_line_before_blocks, partition_file
+from ingest.markdown_source import blank_line_before_blocks
+from ingest.partition import partition_file
 from ingest.template_tags import clean_element_text, strip_template_tags
 from tests.ingest.partition_support import write
 

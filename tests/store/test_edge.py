@@ -137,12 +137,16 @@ def test_an_index_of_bare_sentence_vectors_is_refused_with_what_to_do(tmp_path: 
     meta_path = index.meta_path
     index.close()
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    assert meta["unit_text"] == "heading-path+unit"
+    assert meta["unit_text"] == "heading-path+parent-items+unit"
     del meta["unit_text"]  # as an index written before units were embedded in context
     meta_path.write_text(json.dumps(meta), encoding="utf-8")
     with pytest.raises(ModelMismatch, match="bare sentences.*reindex"):
         EdgeIndex(tmp_path / "docent", "hashing-64", 64).ensure()
-    meta["unit_text"] = "heading-path+unit"
+    meta["unit_text"] = "heading-path+unit"  # before nested items were read under parents
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(ModelMismatch, match="'heading-path\\+unit'.*reindex"):
+        EdgeIndex(tmp_path / "docent", "hashing-64", 64).ensure()
+    meta["unit_text"] = "heading-path+parent-items+unit"
     meta_path.write_text(json.dumps(meta), encoding="utf-8")
     again = EdgeIndex(tmp_path / "docent", "hashing-64", 64)
     again.ensure()

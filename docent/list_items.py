@@ -1,0 +1,51 @@
+"""Which list item a nested item sits under, read from a chunk's display text.
+
+Chunking writes a list item as ``"  " * depth + "- " + text`` (``ingest/chunking.py``), so
+the nesting is in the indentation. A nested item is often meaningless alone: "setting up
+my laptop" is a step of "18F Hiring / Onboarding - #1241: ... includes:", and a question
+about the step names the parent's words. Ingest embeds such an item under its parents and
+the answerer counts their words as the item's context, as a table row is read under its
+header.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ITEM_LINE = re.compile(r"^( *)[-*+]\s+(.*)$")
+
+
+def item_parents(text: str) -> dict[str, tuple[str, ...]]:
+    """Each nested list item of ``text`` (whitespace runs made single, as the chunk's units
+    are) mapped to the items it sits under, outermost first, each with its later
+    paragraphs. Top-level items, and items whose parent is not in ``text`` (a long list
+    split across chunks), are left out; an item written twice keeps its first parents."""
+    parents: dict[str, tuple[str, ...]] = {}
+    open_items: list[tuple[int, str]] = []  # (indent, item) from the outermost in
+    for line in text.splitlines():
+        match = _ITEM_LINE.match(line)
+        if match is None:
+            if line.strip() and not line.startswith(" "):
+                open_items.clear()  # a paragraph or table row ends the list
+            elif line.strip():
+                _continue_item(open_items, line)
+            continue
+        indent, item = len(match.group(1)), " ".join(match.group(2).split())
+        while open_items and open_items[-1][0] >= indent:
+            open_items.pop()
+        if open_items and item and item not in parents:
+            parents[item] = tuple(parent for _, parent in open_items)
+        open_items.append((indent, item))
+    return parents
+
+
+def _continue_item(open_items: list[tuple[int, str]], line: str) -> None:
+    """An indented line that is no item is a later paragraph of the item whose text it is
+    under ("New employee onboarding … Those include:" under "18F Hiring / Onboarding -
+    #1241: …"): the sub-items after it read under both."""
+    indent = len(line) - len(line.lstrip(" "))
+    while open_items and open_items[-1][0] >= indent:
+        open_items.pop()
+    if open_items:
+        at, item = open_items[-1]
+        open_items[-1] = (at, f"{item} {' '.join(line.split())}")
