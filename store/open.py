@@ -3,17 +3,22 @@
 
 A data dir written by an older Docent holds its index in Qdrant local mode
 (``<data_dir>/qdrant``), a format this version does not read: opening it would look like an
-empty index. It is refused with the one command that rebuilds it from the registry."""
+empty index. It is refused with the one command that rebuilds it from the registry. So is an
+embedded index whose sentence vectors embed units by an older rule (``store.ids.UNIT_TEXT``):
+``docent reindex`` moves it aside and rebuilds it in its place."""
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from pathlib import Path
 
 from docent.settings import Settings
 from store.edge import EdgeIndex
-from store.errors import LegacyIndex
+from store.errors import LegacyIndex, ModelMismatch
+from store.ids import UNIT_TEXT
+from store.lock import FolderLock
 from store.protocol import ChunkIndex
 
 log = logging.getLogger(__name__)
@@ -45,6 +50,37 @@ def retire_legacy(settings: Settings) -> Path | None:
     return target
 
 
+def outdated_units(settings: Settings) -> str | None:
+    """What the embedded index's sentence vectors embed when it is not this version's rule
+    (an index ``docent reindex`` rebuilds), else None."""
+    meta_path = settings.index_path / "index.json"
+    if settings.qdrant_url or not meta_path.exists():
+        return None
+    try:
+        recorded = json.loads(meta_path.read_text(encoding="utf-8")).get("unit_text")
+    except (OSError, ValueError):
+        return None  # opening it reports what is wrong
+    return None if recorded == UNIT_TEXT else str(recorded or "bare sentences")
+
+
+def retire_outdated(settings: Settings) -> Path | None:
+    """Move an embedded index of an older unit rule aside (``<collection>.replaced-<time>``
+    beside it), so the reindex that follows builds this version's in its place; refused
+    while another process has it open."""
+    if outdated_units(settings) is None:
+        return None
+    folder = settings.index_path
+    lock = FolderLock(folder)
+    lock.acquire()  # raises IndexLocked, naming the process that has it open
+    try:
+        target = folder.with_name(f"{folder.name}.replaced-{time.strftime('%Y%m%d%H%M%S')}")
+        folder.rename(target)
+    finally:
+        lock.release()
+    log.info("index of an older unit rule moved to %s", target)
+    return target
+
+
 def open_index(
     settings: Settings, model_name: str, dimension: int, *, allow_legacy: bool = False
 ) -> ChunkIndex:
@@ -64,6 +100,14 @@ def open_index(
                 f"the vector index in {legacy} was written by an older Docent (Qdrant local "
                 f"mode), which this version no longer reads. Rebuild it from the document "
                 f"registry with: {REBUILD_COMMAND}"
+            )
+        outdated = outdated_units(settings)
+        if outdated is not None:
+            raise ModelMismatch(
+                f"the index in {settings.index_path} holds sentence vectors of {outdated!r}; "
+                f"this version embeds each unit under its heading path and parent list items "
+                f"({UNIT_TEXT!r}). Rebuild it from the document registry with: "
+                f"{REBUILD_COMMAND}"
             )
         index = EdgeIndex(
             settings.index_path, model_name, dimension, hnsw_min_points=settings.hnsw_min_points

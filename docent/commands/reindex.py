@@ -3,7 +3,8 @@ last ingested from, into the configured index, keeping the metadata the registry
 
 It is also how a data dir written by an older Docent (its index in Qdrant local mode) moves
 to the embedded Qdrant Edge index: it builds the new index beside the old folder and, once
-every document is in, moves the old folder aside."""
+every document is in, moves the old folder aside. An embedded index whose sentence vectors
+embed units by an older rule is moved aside first and rebuilt in its place."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def reindex() -> None:
     """Rebuild the vector and keyword indexes from the document registry."""
     from docent.settings import get_settings
     from docent.wiring import open_services
-    from store.open import legacy_index, retire_legacy
+    from store.open import legacy_index, retire_legacy, retire_outdated
 
     with one_line_errors():
         settings = get_settings()
@@ -28,6 +29,9 @@ def reindex() -> None:
         if legacy is not None:
             # One process owns the embedded index: run this job here, not on workers.
             settings = settings.model_copy(update={"broker_url": None})
+        outdated = retire_outdated(settings)
+        if outdated is not None:
+            typer.echo(f"the index of an older unit rule was moved to {outdated}; rebuilding")
         services = open_services(settings, allow_legacy_index=True)
         try:
             started = time.perf_counter()
