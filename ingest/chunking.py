@@ -143,23 +143,38 @@ def _split_long(text: str, budget: int) -> list[str]:
 
 
 def _split_list(block: _Block, budget: int) -> list[str]:
+    """A list over the budget, cut between items. A part that starts inside a nested list
+    opens with the items it sits under (when they take at most half the budget), as a
+    reader of that part needs them: "Submitting timecards" is an administrative task of
+    the #1814 code (``docent.list_items`` reads it under them)."""
     groups: list[list[str]] = [[]]
+    above: list[tuple[int, str]] = []  # the open items above the next one: (indent, line)
     for item in block.items:
+        line = item.lstrip()
+        indent = len(item) - len(line)
+        while above and above[-1][0] >= indent:
+            above.pop()
         tokens = count_tokens(item)
         if tokens > budget:
             # One item longer than the budget: its sentences, still marked as one item.
             if groups[-1]:
                 groups.append([])
-            line = item.lstrip()
             marker = "- " if line.startswith("- ") else ""  # else an item's later paragraph
             parts = _split_long(line.removeprefix(marker), budget - len(marker))
-            groups.extend([[f"{marker}{p}"] for p in parts])
+            groups.extend([[f"{item[:indent]}{marker}{p}"] for p in parts])
             groups.append([])
-            continue
-        if groups[-1] and count_tokens("\n".join([*groups[-1], item])) > budget:
-            groups.append([])
-        groups[-1].append(item)
+        else:
+            if groups[-1] and count_tokens("\n".join([*groups[-1], item])) > budget:
+                groups.append(_carried([parent for _, parent in above], item, budget))
+            groups[-1].append(item)
+        if line.startswith("- "):
+            above.append((indent, item))
     return ["\n".join(g) for g in groups if g]
+
+
+def _carried(parents: list[str], item: str, budget: int) -> list[str]:
+    fits = count_tokens("\n".join(parents)) * 2 <= budget
+    return parents if fits and count_tokens("\n".join([*parents, item])) <= budget else []
 
 
 def _kind_of(blocks: Sequence[_Block]) -> Kind:

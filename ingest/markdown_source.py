@@ -25,8 +25,9 @@ _THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 # Any list item: its indent, marker, the spaces after the marker, and its text.
 _ITEM = re.compile(r"^( *)([-*+]|\d{1,9}[.)])( +|$)(.*)$")
 _FENCE = ("```", "~~~")
-# "#1810" or "#hashtag" at a line's start: CommonMark's heading needs a space after the #s.
-_HASH_WORD = re.compile(r"^( *)(#{1,6}[^#\s])")
+# "#1810" or "#hashtag" at the start of a line or of a list item's text: CommonMark's
+# heading needs a space after the #s.
+_HASH_WORD = re.compile(r"^( *(?:(?:[-*+]|\d{1,9}[.)]) +)?)(#{1,6}[^#\s])")
 # Python-Markdown nests a block inside a list item only this many spaces in.
 _NEST = 4
 
@@ -37,9 +38,10 @@ def markdown_as_commonmark(body: str) -> str:
 
 
 def escape_hash_words(body: str) -> str:
-    """A line "#1810. (See below.)" (a Tock code ending a sentence) stays text: Python-Markdown
-    reads any line starting with "#" as a heading, which cut the 18F Tock page's "Extended
-    Out of Office" item off from the item above it."""
+    """A line "#1810. (See below.)" (a Tock code ending a sentence) or an item
+    "- #tts-handbook" (a Slack channel) stays text: Python-Markdown reads any line or item
+    starting with "#" as a heading, which cut the 18F Tock page's "Extended Out of Office"
+    item off from the item above it."""
     out: list[str] = []
     fenced = False
     for line in body.splitlines():

@@ -184,7 +184,7 @@ def _partition_markdown(path: Path, source: str) -> tuple[list[Element], dict[st
     from unstructured.partition.md import partition_md
 
     front, body = split_front_matter(_read_text(path, source), source)
-    body = markdown_as_commonmark(strip_template_tags(body, markdown=True))
+    body = markdown_as_commonmark(strip_template_tags(body))
     if not body.strip():
         # A redirect stub (front matter naming where the page went, no body) is a real page
         # of a published handbook: what it says is where the content lives now.

@@ -30,15 +30,14 @@ def has_template_tags(text: str) -> bool:
     return "{%" in text or "{{" in text
 
 
-def strip_template_tags(text: str, *, markdown: bool = False) -> str:
-    """Source-level removal: line structure is kept, so Markdown still parses the same.
-    In Markdown the channel's "#" is escaped (python-markdown reads "#name" at the start
-    of a line or list item as a heading)."""
+def strip_template_tags(text: str) -> str:
+    """Source-level removal: line structure is kept, so Markdown still parses the same (a
+    channel's "#name" at the start of a line or item is kept from being read as a heading
+    by ``ingest.markdown_source.escape_hash_words``, as any such line is)."""
     if not has_template_tags(text):
         return text
-    hash_mark = "\\#" if markdown else "#"
     text = _COMMENT_BLOCK.sub("", text)
-    text = _SLACK.sub(lambda m: f"{hash_mark}{m.group(1)}", text)
+    text = _SLACK.sub(lambda m: f"#{m.group(1)}", text)
     text = _ALERT.sub(lambda m: m.group(1), text)
     text = _TAG.sub("", text)
     return _OUTPUT.sub("", text)

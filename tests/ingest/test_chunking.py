@@ -223,6 +223,31 @@ def test_an_items_later_paragraph_stays_in_its_list_at_the_items_text_column() -
     assert len(split) > 1 and not any(line.startswith("- word") for line in lines)
 
 
+def test_a_list_split_inside_a_nested_list_opens_with_the_items_above() -> None:
+    elements = [
+        title("Tock", 0),
+        item("Administrative - #1814: time spent on:"),
+        item("Administrative tasks, including:", depth=1),
+        *[item(f"Task {n} of the administrative kind", depth=2) for n in range(12)],
+        item("Other - #99"),
+    ]
+    chunks = chunk(elements, budget=60)
+    assert len(chunks) > 1
+    for later in chunks[1:]:
+        lines = later.text.splitlines()
+        if lines[0].startswith("    - Task"):
+            raise AssertionError(f"a part starts without its parents: {later.text!r}")
+        if "Task" in later.text:
+            assert lines[:2] == [
+                "- Administrative - #1814: time spent on:",
+                "  - Administrative tasks, including:",
+            ]
+            assert later.unit_embed_texts[2].startswith("Tock\nAdministrative - #1814")
+    tasks = [s for c in chunks for s in c.sentences if s.startswith("Task")]
+    assert tasks == [f"Task {n} of the administrative kind" for n in range(12)]  # each once
+    assert all(count_tokens(c.embed_text) <= 60 for c in chunks)
+
+
 def test_a_list_over_the_budget_splits_between_items() -> None:
     items = [f"Item {i} has a few words in it" for i in range(40)]
     chunks = chunk([title("Long list", 0), *[item(t) for t in items]], budget=50)

@@ -83,8 +83,25 @@ def test_fenced_code_in_an_item_moves_to_the_margin_and_is_not_read_as_items() -
 
 def test_a_line_starting_with_a_hash_word_is_not_a_heading() -> None:
     assert escape_hash_words("bill to\n#1810. (See below.)") == "bill to\n\\#1810. (See below.)"
-    for heading in ("# Title", "## Sub", "#", "```\n#!/bin/sh\n```"):
+    assert escape_hash_words("- #tts-handbook\n  1. #sf") == "- \\#tts-handbook\n  1. \\#sf"
+    for heading in ("# Title", "## Sub", "#", "```\n#!/bin/sh\n```", "- # Not a word"):
         assert escape_hash_words(heading) == heading
+
+
+def test_a_slack_channel_reads_as_its_name_in_items_and_table_cells(tmp_path: Path) -> None:
+    text = (
+        "# Channels\n\n"
+        '- {% slack_channel "tts-handbook" %}\n- Ask in {% slack_channel "sf" %} first.\n\n'
+        '| Guild | Channel |\n|---|---|\n| Data | {% slack_channel "c-data" %} |\n'
+    )
+    elements = partition_file(write(tmp_path, "channels.md", text), "channels.md").elements
+    assert [e.text for e in elements if e.kind == "list_item"] == [
+        "#tts-handbook",
+        "Ask in #sf first.",
+    ]
+    (table,) = [e for e in elements if e.kind == "table"]
+    assert "#c-data" in table.text and "\\" not in table.text
+    assert [e.text for e in elements if e.kind == "title"] == ["Channels"]
 
 
 def test_a_quote_right_under_a_step_is_a_quote() -> None:
