@@ -12,7 +12,6 @@ unstructured reads a list item written as paragraphs as body text.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from markdown.extensions import Extension
@@ -88,11 +87,6 @@ def blank_line_before_blocks(body: str) -> str:
     return "\n".join(out)
 
 
-@dataclass(frozen=True)
-class _OpenItem:
-    content_column: int  # where the item's text starts in the source line
-
-
 def _indent(line: str) -> tuple[int, str]:
     """The line's indentation in columns (a tab to the next multiple of four), and its text."""
     text = line.lstrip(" \t")
@@ -111,13 +105,13 @@ def nest_lists_four_spaces(body: str) -> str:
     ends the list and moves to the margin: Python-Markdown's fences work only there (in an
     item its text ran into the item's: "… your email address: sh ssh-keygen -t …")."""
     out: list[str] = []
-    open_items: list[_OpenItem] = []
+    open_items: list[int] = []  # each open item's text column in the source, outermost first
     fence_shift: int | None = None  # inside fenced code: the shift of its opening line
     previous_blank = True
     for line in body.splitlines():
         column, text = _indent(line)
         if fence_shift is not None:
-            out.append(_shifted(line, column, text, fence_shift))
+            out.append(_shifted(column, text, fence_shift))
             if text.startswith(_FENCE):  # the closing fence: a blank line ends the block
                 out.append("")
                 fence_shift, previous_blank = None, True
@@ -136,18 +130,18 @@ def nest_lists_four_spaces(body: str) -> str:
             continue
         item = None if _THEMATIC_BREAK.match(line) else _ITEM.match(" " * column + text)
         if item is not None and (open_items or (previous_blank and column <= 3)):
-            while open_items and open_items[-1].content_column > column:
+            while open_items and open_items[-1] > column:
                 open_items.pop()
             marker, spaces, rest = item.group(2), item.group(3), item.group(4)
             out.append(f"{' ' * (_NEST * len(open_items))}{marker} {rest}".rstrip())
             width = len(spaces) if 0 < len(spaces) <= 4 else 1
-            open_items.append(_OpenItem(column + len(marker) + width))
+            open_items.append(column + len(marker) + width)
         elif open_items:
             if previous_blank:
-                while open_items and open_items[-1].content_column > column:
+                while open_items and open_items[-1] > column:
                     open_items.pop()
             if open_items:
-                extra = max(0, column - open_items[-1].content_column)
+                extra = max(0, column - open_items[-1])
                 new_column = _NEST * len(open_items) + extra
                 out.append(" " * new_column + text)
             else:
@@ -158,7 +152,7 @@ def nest_lists_four_spaces(body: str) -> str:
     return "\n".join(out)
 
 
-def _shifted(line: str, column: int, text: str, shift: int) -> str:
+def _shifted(column: int, text: str, shift: int) -> str:
     """A line of fenced code moved as far left as its fence was, never into its own text."""
     return " " * max(0, column + shift) + text if text else ""
 
