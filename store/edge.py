@@ -49,6 +49,8 @@ from store.protocol import check_upsert
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+# The shard's record (model, dimension, unit rule, precision) inside the index folder.
+META_FILE = "index.json"
 
 
 class EdgeTerms:
@@ -121,7 +123,7 @@ class EdgeIndex(PointReads):
 
     @property
     def meta_path(self) -> Path:
-        return self.folder / "index.json"
+        return self.folder / META_FILE
 
     def ensure(self) -> None:
         if self._shard is not None:

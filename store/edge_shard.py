@@ -19,6 +19,7 @@ from store.ids import (
     CHUNK_VECTOR,
     INDEXED_FIELDS,
     PRECISION_KEY,
+    REBUILD_COMMAND,
     SENTENCE_VECTOR,
     UNIT_TEXT,
     check_unit_text,
@@ -52,7 +53,12 @@ def check_model(meta_path: Path, name: str, model_name: str, dimension: int) -> 
                 f"embedder is {model_name!r} ({dimension}-d). Use the same "
                 "model, or set DOCENT_COLLECTION to a new name and reindex."
             )
-        check_unit_text(name, meta.get("unit_text"))
+        # `docent reindex` moves such an index aside and rebuilds it (store/open.py).
+        check_unit_text(
+            name,
+            meta.get("unit_text"),
+            f"Rebuild it from the document registry with: {REBUILD_COMMAND}",
+        )
         precision = meta.get(PRECISION_KEY)
         return str(precision) if precision is not None else None
     record = {"format": FORMAT, "embedding_model": model_name, "dimension": dimension}

@@ -35,12 +35,22 @@ def point_id(chunk_id: str) -> str:
     return str(uuid.uuid5(_POINT_NAMESPACE, chunk_id))
 
 
-def check_unit_text(name: str, recorded: object) -> None:
-    """Refuse an index whose sentence vectors embed other text than this version's units."""
+# The command that rebuilds an index from the document registry.
+REBUILD_COMMAND = "docent reindex"
+# What to do about an index of another unit rule where it cannot be rebuilt in place (a
+# Qdrant server's collection).
+NEW_COLLECTION = (
+    f"Set DOCENT_COLLECTION to a new name and run `{REBUILD_COMMAND}`, or ingest into a new "
+    "data dir."
+)
+
+
+def check_unit_text(name: str, recorded: object, remedy: str = NEW_COLLECTION) -> None:
+    """Refuse an index whose sentence vectors embed other text than this version's units,
+    saying ``remedy``."""
     if recorded != UNIT_TEXT:
         raise ModelMismatch(
             f"index {name!r} holds sentence vectors of {recorded or 'bare sentences'!r}; this "
             f"version embeds each unit under its heading path and parent list items "
-            f"({UNIT_TEXT!r}). Set DOCENT_COLLECTION to a new name and run `docent reindex`, or "
-            "ingest into a new data dir."
+            f"({UNIT_TEXT!r}). {remedy}"
         )

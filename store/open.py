@@ -15,15 +15,13 @@ import time
 from pathlib import Path
 
 from docent.settings import Settings
-from store.edge import EdgeIndex
-from store.errors import LegacyIndex, ModelMismatch
-from store.ids import UNIT_TEXT
+from store.edge import META_FILE, EdgeIndex
+from store.errors import LegacyIndex
+from store.ids import REBUILD_COMMAND, UNIT_TEXT
 from store.lock import FolderLock
 from store.protocol import ChunkIndex
 
 log = logging.getLogger(__name__)
-
-REBUILD_COMMAND = "docent reindex"
 
 
 def legacy_folder(settings: Settings) -> Path:
@@ -53,7 +51,7 @@ def retire_legacy(settings: Settings) -> Path | None:
 def outdated_units(settings: Settings) -> str | None:
     """What the embedded index's sentence vectors embed when it is not this version's rule
     (an index ``docent reindex`` rebuilds), else None."""
-    meta_path = settings.index_path / "index.json"
+    meta_path = settings.index_path / META_FILE
     if settings.qdrant_url or not meta_path.exists():
         return None
     try:
@@ -100,14 +98,6 @@ def open_index(
                 f"the vector index in {legacy} was written by an older Docent (Qdrant local "
                 f"mode), which this version no longer reads. Rebuild it from the document "
                 f"registry with: {REBUILD_COMMAND}"
-            )
-        outdated = outdated_units(settings)
-        if outdated is not None:
-            raise ModelMismatch(
-                f"the index in {settings.index_path} holds sentence vectors of {outdated!r}; "
-                f"this version embeds each unit under its heading path and parent list items "
-                f"({UNIT_TEXT!r}). Rebuild it from the document registry with: "
-                f"{REBUILD_COMMAND}"
             )
         index = EdgeIndex(
             settings.index_path, model_name, dimension, hnsw_min_points=settings.hnsw_min_points
