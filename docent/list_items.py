@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 
-_ITEM_LINE = re.compile(r"^( *)[-*+]\s+(.*)$")
+# A list item line of a chunk's text: its indentation and its text. Ingest's units read
+# items with it too (``ingest.units.split_units``).
+ITEM_LINE = re.compile(r"^(\s*)[-*+]\s+(.*)$")
 
 
 def item_parents(text: str) -> dict[str, tuple[str, ...]]:
@@ -23,7 +25,7 @@ def item_parents(text: str) -> dict[str, tuple[str, ...]]:
     parents: dict[str, tuple[str, ...]] = {}
     open_items: list[tuple[int, str]] = []  # (indent, item) from the outermost in
     for line in text.splitlines():
-        match = _ITEM_LINE.match(line)
+        match = ITEM_LINE.match(line)
         if match is None:
             if line.strip() and not line.startswith(" "):
                 open_items.clear()  # a paragraph or table row ends the list

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import re
 
+from docent.list_items import ITEM_LINE
 from docent.sentences import split_sentences as split_sentences
 from ingest.tables import row_units, rows_from_markdown
 
@@ -34,7 +35,6 @@ def count_tokens(text: str) -> int:
     return total
 
 
-_LIST_LINE = re.compile(r"^(\s*)[-*+]\s+(.*)$")
 
 
 def split_units(text: str, kind: str) -> list[str]:
@@ -57,7 +57,7 @@ def split_units(text: str, kind: str) -> list[str]:
 
     for line in text.splitlines():
         stripped = line.strip()
-        item = _LIST_LINE.match(line)
+        item = ITEM_LINE.match(line)
         if not stripped:
             flush()
         elif stripped.startswith("|"):
