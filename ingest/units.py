@@ -35,8 +35,6 @@ def count_tokens(text: str) -> int:
     return total
 
 
-
-
 def split_units(text: str, kind: str) -> list[str]:
     """The finer units of a chunk's display text: for a table, one "Header: value; …"
     string per row; otherwise list items ("- item" lines) one each, pipe-table rows as for
