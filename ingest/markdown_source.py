@@ -12,6 +12,7 @@ unstructured reads a list item written as paragraphs as body text.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from markdown.extensions import Extension
@@ -41,13 +42,18 @@ def escape_hash_words(body: str) -> str:
     "- #tts-handbook" (a Slack channel) stays text: Python-Markdown reads any line or item
     starting with "#" as a heading, which cut the 18F Tock page's "Extended Out of Office"
     item off from the item above it."""
-    out: list[str] = []
+    lines = (line if fenced else _HASH_WORD.sub(r"\1\\\2", line) for line, fenced in _fenced(body))
+    return "\n".join(lines)
+
+
+def _fenced(body: str) -> Iterator[tuple[str, bool]]:
+    """Each line, and whether it is in fenced code (an opening fence counts as in, a
+    closing one as out)."""
     fenced = False
     for line in body.splitlines():
         if line.lstrip().startswith(_FENCE):
             fenced = not fenced
-        out.append(line if fenced else _HASH_WORD.sub(r"\1\\\2", line))
-    return "\n".join(out)
+        yield line, fenced
 
 
 def _starts_list(line: str) -> bool:
@@ -67,11 +73,8 @@ def blank_line_before_blocks(body: str) -> str:
     ("machine accounts: * A machine account …"), a quote keeps its ">". An item right under
     another item's lines needs none: Python-Markdown reads those as one list."""
     out: list[str] = []
-    fenced = False
     in_item = False  # the lines since the last blank line began with a list item
-    for line in body.splitlines():
-        if line.lstrip().startswith(_FENCE):
-            fenced = not fenced
+    for line, fenced in _fenced(body):
         previous = out[-1] if out else ""
         if not previous.strip():
             in_item = _starts_list(line)
