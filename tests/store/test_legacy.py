@@ -11,32 +11,20 @@ import sys
 from pathlib import Path
 
 import pytest
-import typer
-from typer.testing import CliRunner
 
-from docent.commands.reindex import register
 from docent.contracts import Embedder, Principal
-from docent.settings import Settings, get_settings
+from docent.settings import Settings
 from docent.wiring import Services
 from store import LegacyIndex
 from store.server import ServerIndex
+from tests.store.reindex_support import assert_rebuilt, ingest_two_documents, run_reindex
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "examples" / "policies"
 
 
 def make_old_data_dir(settings: Settings, embedder: Embedder, tmp_path: Path) -> int:
     """A registry with documents and the index in the old local-mode layout only."""
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for name in ("remote-work.md", "expenses.md"):
-        shutil.copy2(SAMPLE / name, corpus / name)
-    services = Services(settings, embedder=embedder)
-    try:
-        services.ingestor.run(services.ingestor.submit([corpus], root=corpus))
-        chunks = services.index.count()
-    finally:
-        services.close()
+    chunks = ingest_two_documents(settings, embedder, tmp_path)
     shutil.rmtree(settings.index_path.parent)  # no new-format index: only the old one
     old = ServerIndex.local(
         str(settings.data_dir / "qdrant"), settings.collection, embedder.model_name, 384
@@ -88,31 +76,7 @@ def test_reindex_rebuilds_from_the_registry_and_moves_the_old_folder_aside(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     chunks = make_old_data_dir(settings, bundled_embedder, tmp_path)
-    app = typer.Typer()
-
-    @app.callback()
-    def main() -> None:
-        """Docent (test app)."""
-
-    register(app)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("DOCENT_DATA_DIR", str(settings.data_dir))
-    monkeypatch.setenv("DOCENT_ENV", "test")
-    get_settings.cache_clear()
-    try:
-        result = CliRunner().invoke(app, ["reindex"])
-    finally:
-        get_settings.cache_clear()
-    assert result.exit_code == 0, result.output
-    assert "moved to" in result.output
+    assert "moved to" in run_reindex(settings, tmp_path, monkeypatch)
     assert not (settings.data_dir / "qdrant").exists()
     assert list(settings.data_dir.glob("qdrant.replaced-*"))
-    services = Services(settings, embedder=bundled_embedder)
-    try:
-        assert services.index.count() == chunks
-        hits = services.searcher.search(
-            "How many days can I work remotely?", Principal("a", "employee")
-        )
-        assert any(h.chunk.source == "remote-work.md" for h in hits.hits)
-    finally:
-        services.close()
+    assert_rebuilt(settings, bundled_embedder, chunks)
