@@ -5,6 +5,9 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
+from ingest.elements import Element
+from ingest.partition import partition_file
+
 CUSTOM_PROPS = (
     '<?xml version="1.0" encoding="UTF-8"?>'
     '<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/custom-properties"'
@@ -21,6 +24,11 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def parsed(tmp_path: Path, name: str, text: str) -> tuple[Element, ...]:
+    """The elements of ``text`` written to a file ``name`` and partitioned."""
+    return partition_file(write(tmp_path, name, text), name).elements
 
 
 def build_docx(path: Path, *, with_custom_properties: bool = False) -> Path:

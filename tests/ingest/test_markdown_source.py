@@ -12,8 +12,7 @@ from ingest.markdown_source import (
     markdown_as_commonmark,
     nest_lists_four_spaces,
 )
-from ingest.partition import partition_file
-from tests.ingest.partition_support import write
+from tests.ingest.partition_support import parsed
 
 # The 18F Tock page as written: items two spaces in, a loose item of paragraphs and
 # sub-lists, a line that starts with a Tock code.
@@ -94,7 +93,7 @@ def test_a_slack_channel_reads_as_its_name_in_items_and_table_cells(tmp_path: Pa
         '- {% slack_channel "tts-handbook" %}\n- Ask in {% slack_channel "sf" %} first.\n\n'
         '| Guild | Channel |\n|---|---|\n| Data | {% slack_channel "c-data" %} |\n'
     )
-    elements = partition_file(write(tmp_path, "channels.md", text), "channels.md").elements
+    elements = parsed(tmp_path, "channels.md", text)
     assert [e.text for e in elements if e.kind == "list_item"] == [
         "#tts-handbook",
         "Ask in #sf first.",
@@ -113,7 +112,7 @@ def test_a_quote_right_under_a_step_is_a_quote() -> None:
 
 
 def test_the_tock_page_keeps_its_nesting_and_its_loose_items(tmp_path: Path) -> None:
-    elements = partition_file(write(tmp_path, "tock.md", TOCK), "tock.md").elements
+    elements = parsed(tmp_path, "tock.md", TOCK)
     assert items(elements) == [
         (0, "Out of Office - #670: Any time you are out. Including:"),
         (1, "Federal holidays,"),
@@ -142,7 +141,7 @@ def test_the_tock_page_keeps_its_nesting_and_its_loose_items(tmp_path: Path) -> 
 def test_a_loose_html_item_is_an_item_too(tmp_path: Path) -> None:
     html = "<h1>Tock</h1><ul><li><p>Hiring - #1241: includes:</p><ul><li>Interviews</li></ul>"
     html += "<p>More of hiring.</p></li><li>Other - #99</li></ul>"
-    elements = partition_file(write(tmp_path, "tock.html", html), "tock.html").elements
+    elements = parsed(tmp_path, "tock.html", html)
     assert items(elements)[:2] == [(0, "Hiring - #1241: includes:"), (1, "Interviews")]
     assert "More of hiring." in [e.text for e in elements]
 

@@ -6,13 +6,8 @@ from pathlib import Path
 
 from ingest.elements import Element
 from ingest.markdown_source import blank_line_before_blocks
-from ingest.partition import partition_file
 from ingest.template_tags import clean_element_text, strip_template_tags
-from tests.ingest.partition_support import write
-
-
-def parsed(tmp_path: Path, name: str, text: str) -> tuple[Element, ...]:
-    return partition_file(write(tmp_path, name, text), name).elements
+from tests.ingest.partition_support import parsed
 
 
 def list_items(elements: tuple[Element, ...]) -> list[str]:
