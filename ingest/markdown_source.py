@@ -18,6 +18,8 @@ from typing import Any
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 
+from ingest.loose_items import first_paragraphs_as_item_text
+
 # A bullet item, or an ordered list starting at 1 (CommonMark lets only those interrupt a
 # paragraph), at most three spaces in: deeper lines belong to the item above.
 _LIST_START = re.compile(r"^ {0,3}(?:[-*+]|1[.)])[ \t]+\S")
@@ -162,26 +164,13 @@ def _shifted(column: int, text: str, shift: int) -> str:
 
 class _FirstParagraphAsItemText(Treeprocessor):  # type: ignore[misc]  # Markdown is untyped
     def run(self, root: Any) -> None:
-        for item in root.iter("li"):
-            if len(item) < 2 or item[0].tag != "p" or (item.text or "").strip():
-                continue
-            first = item[0]
-            inline = list(first)
-            item.remove(first)
-            item.text = first.text
-            for n, child in enumerate(inline):
-                item.insert(n, child)
-            if inline:
-                inline[-1].tail = (inline[-1].tail or "") + (first.tail or "")
-            else:
-                item.text = (item.text or "") + (first.tail or "")
+        first_paragraphs_as_item_text(root)
 
 
 class LooseItemText(Extension):  # type: ignore[misc]  # Markdown is untyped
-    """A list item of paragraphs (``<li><p>Hiring activity includes:</p><ul>…``) has its
-    first paragraph made the item's own text. unstructured reads a ``<li>`` holding more
-    than one block as body text and its blocks, so "18F Hiring / Onboarding - #1241: …"
-    was no list item and its sub-items had no parent; a sole paragraph it adopts itself."""
+    """A list item of paragraphs has its first paragraph made the item's own text
+    (``ingest/loose_items.py``): "18F Hiring / Onboarding - #1241: …" was no list item and
+    its sub-items had no parent."""
 
     def extendMarkdown(self, md: Any) -> None:  # noqa: N802  (Markdown's name)
         md.treeprocessors.register(_FirstParagraphAsItemText(md), "loose_item_text", 5)

@@ -40,6 +40,7 @@ from ingest.errors import (
     UnsupportedFile,
 )
 from ingest.front_matter import known_properties, split_front_matter
+from ingest.loose_items import loose_items_in_html
 from ingest.markdown_source import LooseItemText, markdown_as_commonmark
 from ingest.pdf import partition_pdf
 from ingest.properties import docx_properties, html_properties
@@ -131,12 +132,12 @@ def _from_unstructured(
 def _item_paragraphs(elements: list[Element], *, first_paragraphs_are_items: bool) -> list[Element]:
     """A list item written as paragraphs (``<li><p>…</p><ul>…``) comes out of unstructured
     as body text around its sub-items. The paragraph right above a nested item belongs to
-    the item one level up. Markdown's first paragraphs are items already
-    (``LooseItemText``), so there it is a later paragraph of that item ("New employee
-    onboarding … Those include:" under "18F Hiring / Onboarding - #1241: …"), kept as text
-    at the item's text column (``depth``) so the sub-items below it still read under the
-    item (``docent.list_items``). From HTML it may be the item's first paragraph, so it is
-    kept as that item."""
+    the item one level up. Markdown's and HTML's first paragraphs are items already
+    (``ingest/loose_items.py``), so there it is a later paragraph of that item ("New
+    employee onboarding … Those include:" under "18F Hiring / Onboarding - #1241: …"), kept
+    as text at the item's text column (``depth``) so the sub-items below it still read
+    under the item (``docent.list_items``). From another format it may be the item's first
+    paragraph, so it is kept as that item."""
     out = list(elements)
     for n, (el, below) in enumerate(zip(elements, elements[1:], strict=False)):
         if el.kind == "text" and below.kind == "list_item" and below.depth > 0:
@@ -206,7 +207,9 @@ def _partition_html(path: Path, source: str) -> tuple[list[Element], dict[str, s
     text = strip_template_tags(_read_text(path, source))
     if not text.strip():
         return [], {}
-    return _from_unstructured(partition_html(text=text), _markup_depth), html_properties(text)
+    raw = partition_html(text=loose_items_in_html(text))
+    elements = _from_unstructured(raw, _markup_depth, first_paragraphs_are_items=True)
+    return elements, html_properties(text)
 
 
 def _partition_text(path: Path, source: str) -> tuple[list[Element], dict[str, str]]:

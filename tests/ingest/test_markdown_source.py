@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ingest.elements import Element
+from ingest.loose_items import loose_items_in_html
 from ingest.markdown_source import (
     blank_line_before_blocks,
     escape_hash_words,
@@ -144,6 +145,31 @@ def test_a_loose_html_item_is_an_item_too(tmp_path: Path) -> None:
     elements = parsed(tmp_path, "tock.html", html)
     assert items(elements)[:2] == [(0, "Hiring - #1241: includes:"), (1, "Interviews")]
     assert "More of hiring." in [e.text for e in elements]
+
+
+def test_a_step_written_as_two_paragraphs_is_an_item_in_html_and_markdown(tmp_path: Path) -> None:
+    # GitHub's DMCA page: each numbered step is <li><p>Step.</p><p>Example: …</p></li>;
+    # unstructured read the first step as body text while the one-paragraph steps were items.
+    html = "<h1>DMCA</h1><ol><li><p><strong>Owner Investigates.</strong> An owner checks.</p>"
+    html += "<p>Example: an employee finds code.</p></li><li><p>Owner Sends A Notice.</p></li>"
+    html += "</ol>"
+    md = "# DMCA\n\n1. **Owner Investigates.** An owner checks.\n\n"
+    md += "    Example: an employee finds code.\n\n2. Owner Sends A Notice.\n"
+    for name, text in (("dmca.html", html), ("dmca.md", md)):
+        elements = parsed(tmp_path, name, text)
+        assert items(elements) == [
+            (0, "Owner Investigates. An owner checks."),
+            (0, "Owner Sends A Notice."),
+        ], name
+        assert "Example: an employee finds code." in [e.text for e in elements], name
+
+
+def test_an_html_page_without_loose_items_is_parsed_as_written() -> None:
+    page = "<html><body><ul><li><p>One paragraph.</p></li><li>Plain</li></ul></body></html>"
+    assert loose_items_in_html(page) is page
+    assert loose_items_in_html("") == ""
+    rewritten = loose_items_in_html("<ul><li><p>Lead.</p><p>More.</p></li></ul>")
+    assert "<li>Lead.<p>More.</p></li>" in rewritten
 
 
 def test_every_rewrite_leaves_plain_markdown_as_it_was() -> None:
