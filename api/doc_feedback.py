@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from api.recheck import trace_readable
+from api.trace_access import trace_readable
 from api.users import CurrentUser
 from api.visibility import documents_by_source, readable_sources
 from docent.db.feedback import ANSWERED, JudgedAsk, citations_of, judged_asks, offered_passages

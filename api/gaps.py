@@ -11,7 +11,7 @@ After every ingest job each open gap is searched again the same way; one that no
 passage over the bar closes, naming the best such document (``recheck_open_gaps``).
 
 What a viewer sees (``gap_view``): a gap whose closest documents are above them is left out
-whole; its latest ``missing`` text needs every document retrieved for that ask; a closed
+whole; its latest ``missing`` text needs everything that ask's trace names; a closed
 gap is shown only to who may read the document that closed it.
 """
 
@@ -29,6 +29,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session, sessionmaker
 
 from api.handoffs import level_now, normalise_question
+from api.trace_access import trace_text_readable
 from api.users import CurrentUser
 from api.visibility import can_read_level, highest_level, readable_sources, sources_level
 from docent.contracts import Hit, Principal
@@ -128,12 +129,14 @@ def record_gap(
     vector: Sequence[float] | None = None,
     merge_similarity: float = 1.0,
     trace_id: str | None = None,
+    missing_trace_id: str | None = None,
 ) -> ContentGap:
     """Count one more asking of a gap (sources are those the asker could see), keeping the
-    latest reason and ``missing`` text; that text is shown only to viewers who may read every
-    document retrieved for the ask it came from. With ``vector``, an open gap whose question
-    is at least ``merge_similarity`` close takes the count; else the gap of the same spelling
-    (reopened if it had closed), else a new one. The caller decides it is a gap
+    latest reason and ``missing`` text; that text is shown only to viewers who may read
+    everything the ask it came from names: ``trace_id``'s, the ask counted here, or
+    ``missing_trace_id``'s (a handoff's ask, not counted again). With ``vector``, an open
+    gap whose question is at least ``merge_similarity`` close takes the count; else the gap
+    of the same spelling (reopened if it had closed), else a new one. The caller decides it is a gap
     (``is_gap_candidate`` and ``covering_source``); a handoff turned into a gap calls this
     too."""
     key = normalise_question(question)
@@ -158,6 +161,7 @@ def record_gap(
     gap.last_reason = reason
     gap.last_missing = missing
     gap.missing_access_level = missing_level
+    gap.missing_trace_id = trace_id or missing_trace_id
     if trace_id:
         session.add(ContentGapAsk(gap_id=gap.id, trace_id=trace_id))
     session.flush()
@@ -272,7 +276,9 @@ def gap_view(
             return None
         answered_by = found[0]
     missing_level = level_now(session, gap, levels, stored=gap.missing_access_level)
-    missing_ok = can_read_level(user, missing_level, levels)
+    missing_ok = can_read_level(user, missing_level, levels) and trace_text_readable(
+        session, user, gap.missing_trace_id, levels
+    )
     return {
         "id": gap.id,
         "question": gap.question,

@@ -228,6 +228,7 @@ def turn_into_gap(
         reason="handed_off",
         missing=handoff.missing,
         retrieved_sources=handoff.closest_sources,
+        missing_trace_id=handoff.trace_id,
     )
     row.gap_id, row.gap_recorded_by, row.gap_recorded_at = gap.id, user.username, datetime.now(UTC)
     session.flush()

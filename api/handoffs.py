@@ -24,6 +24,7 @@ import httpx
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
+from api.trace_access import trace_text_readable
 from api.users import CurrentUser
 from api.visibility import (
     can_read,
@@ -180,8 +181,11 @@ def linked_document(
 def handoff_view(
     session: Session, user: CurrentUser, handoff: Handoff, levels: Sequence[str]
 ) -> dict[str, object]:
-    """The handoff as this viewer may see it: details above their clearance are withheld."""
+    """The handoff as this viewer may see it: details above their clearance are withheld;
+    the answer stage's ``missing`` words, unless they may read everything its ask retrieved
+    (``trace_text_readable``: the closest documents the handoff names are only three)."""
     detail_ok = can_read_level(user, level_now(session, handoff, levels), levels)
+    missing_ok = detail_ok and trace_text_readable(session, user, handoff.trace_id, levels)
     sources = readable_sources(session, user, handoff.closest_sources, levels) if detail_ok else []
     follow = session.get(HandoffFollowUp, handoff.id)
     owner = owns(user, handoff)
@@ -195,7 +199,8 @@ def handoff_view(
         "question": handoff.question if detail_ok else None,
         "asker": handoff.asker,
         "outcome": handoff.outcome,
-        "missing": handoff.missing if detail_ok else None,
+        "missing": handoff.missing if missing_ok else None,
+        "missing_withheld": handoff.missing is not None and not missing_ok,
         "routed_to": handoff.routed_to,
         "closest_sources": sources,
         "details_withheld": not detail_ok,

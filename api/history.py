@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from api.handoffs import handoff_view
-from api.recheck import trace_readable
+from api.trace_access import trace_readable
 from api.users import CurrentUser
 from docent.db.models import Handoff, TraceRecord, as_utc
 from docent.errors import NotFound

@@ -242,33 +242,3 @@ def recheck_ask(
             extra={"fields": list(result.hidden), "items": result.dropped},
         )
     return result.body
-
-
-def sources_named(value: object) -> set[str]:
-    """Every ``source`` / ``sources`` value anywhere in a stored record (a trace payload):
-    a field added to the trace later is walked too."""
-    found: set[str] = set()
-    if isinstance(value, Mapping):
-        for key, inner in value.items():
-            if key in ("source", "sources"):
-                found.update(str(s) for s in (inner if isinstance(inner, list) else [inner]) if s)
-            else:
-                found |= sources_named(inner)
-    elif isinstance(value, list):
-        for inner in value:
-            found |= sources_named(inner)
-    return found
-
-
-def trace_readable(
-    db: Session, user: CurrentUser, trace: Mapping[str, Any], levels: tuple[str, ...]
-) -> bool:
-    """True iff ``user`` may read everything a stored trace names: every chunk by the levels
-    and groups stored with it (``generate.trace.visible_to``) and every document it names by
-    the registry as it is now (a document raised above them since is hidden from then on)."""
-    from generate.trace import visible_to
-
-    if not visible_to(trace, user.principal, levels):
-        return False
-    named = sorted(sources_named(trace.get("payload") or {}))
-    return len(readable_sources(db, user, named, levels)) == len(named)

@@ -20,6 +20,7 @@ from docent.settings import Settings
 log = logging.getLogger("docent.wiring")
 
 if TYPE_CHECKING:
+    import httpx
     from sqlalchemy import Engine
     from sqlalchemy.orm import Session, sessionmaker
 
@@ -67,12 +68,16 @@ class Services:
         *,
         index_opener: IndexOpener | None = None,
         allow_legacy_index: bool = False,
+        llm_transport: httpx.BaseTransport | None = None,
     ) -> None:
-        """Drivers call ``open_services`` (the arguments are explained there)."""
+        """Drivers call ``open_services`` (the arguments are explained there);
+        ``llm_transport`` carries the OpenAI-compatible backend's HTTP (tests fake the
+        provider there, at the vendor boundary)."""
         self.settings = settings
         self._embedder = embedder
         self._index_opener = index_opener
         self._allow_legacy_index = allow_legacy_index
+        self._llm_transport = llm_transport
         self._bound_embedder: Embedder | None = None
 
     @cached_property
@@ -250,6 +255,7 @@ class Services:
                 timeout=s.llm_timeout_s,
                 max_retries=s.llm_max_retries,
                 structured=s.llm_structured_output,
+                transport=self._llm_transport,
             )
         from generate.answerer_file import answerer_choice
         from generate.extractive import ExtractiveGenerator

@@ -17,7 +17,8 @@ from api.gaps import covering_source, everyone, is_gap_candidate, record_gap
 from api.metrics import stage_timings
 from api.passages import fetch_chunks, highlight_spans, passage_blocks
 from api.ports import ask_json_of, asker_of
-from api.recheck import recheck_ask, trace_readable
+from api.recheck import recheck_ask
+from api.trace_access import trace_readable
 from api.users import CurrentUser
 from api.visibility import can_read_chunk, readable_sources
 from docent.db.session import session_scope

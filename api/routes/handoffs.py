@@ -27,8 +27,8 @@ from api.handoffs import (
     post_webhook,
     webhook_text,
 )
-from api.recheck import trace_readable
 from api.routes.ask import closest_sources
+from api.trace_access import trace_readable
 from api.users import CurrentUser
 from docent.db.models import TraceRecord
 from docent.errors import InvalidInput, NotFound

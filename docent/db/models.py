@@ -218,6 +218,9 @@ class ContentGap(Base):
     # documents retrieved for that ask (the text may draw on any of them).
     last_missing: Mapped[str | None] = mapped_column(Text)
     missing_access_level: Mapped[str | None] = mapped_column(String(50))
+    # The trace of the ask that wrote ``last_missing``: the text is shown only to who may read
+    # everything it names (api/trace_access.py); none recorded, it is withheld.
+    missing_trace_id: Mapped[str | None] = mapped_column(String(36))
     first_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     # open | closed: closed when an ingest made the documents cover it (api/gaps.py).

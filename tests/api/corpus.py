@@ -99,6 +99,8 @@ def ingest_corpus(services: Services, folder: Path) -> str:
 
 @dataclass(frozen=True)
 class TestUser:
+    __test__ = False  # a user to sign in as, not a test class for pytest to collect
+
     name: str
     clearance: str
     roles: tuple[str, ...]
@@ -120,17 +122,19 @@ USERS = {
 
 def make_users(services: Services) -> dict[str, str]:
     """Create the test users; return an API token for each."""
-    tokens = {}
+    return {user.name: add_test_user(services, user) for user in USERS.values()}
+
+
+def add_test_user(services: Services, user: TestUser) -> str:
+    """Create one user; return an API token for them."""
     with session_scope(services.sessions) as db:
-        for user in USERS.values():
-            add_user(
-                db,
-                user.name,
-                clearance=user.clearance,
-                levels=services.settings.access_levels,
-                groups=user.groups,
-                roles=user.roles,
-                password=user.password,
-            )
-            tokens[user.name] = issue_token(db, user.name, "tests")
-    return tokens
+        add_user(
+            db,
+            user.name,
+            clearance=user.clearance,
+            levels=services.settings.access_levels,
+            groups=user.groups,
+            roles=user.roles,
+            password=user.password,
+        )
+        return issue_token(db, user.name, "tests")

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from api.gaps import record_gap
 from docent.db.session import session_scope
 from tests.api.conftest import ApiEnv, WebhookServer
-from tests.api.corpus import SECRET
+from tests.api.corpus import SECRET, TestUser, add_test_user
 
 
 def non_answer(env: ApiEnv, who: str, question: str) -> dict:
@@ -136,7 +136,16 @@ def test_gaps_are_ranked_by_frequency_and_filtered_by_clearance(env: ApiEnv) -> 
 def test_a_gaps_latest_missing_text_is_shown_only_to_who_may_read_what_was_retrieved(
     env: ApiEnv,
 ) -> None:
+    """Each text is judged by the trace of the ask it came from: cy's ask retrieved
+    severance.md, so its words are carla's to read and not eddie's (the rule, with a model
+    that quotes what it was given: tests/api/test_handoff_missing_text.py)."""
     question = "Will the notice period formula change next year?"
+    asked = env.post("cy", "/api/ask", json={"question": "How much severance pay?"}).json()
+    assert {r["source"] for r in asked["retrieved"]} == {"severance.md"}, asked["retrieved"]
+    # An editor who may read all cy may (her trace names the candidates cut too).
+    env.tokens["lena"] = add_test_user(
+        env.services, TestUser("lena", "confidential", ("editor",), ("legal",))
+    )
     with session_scope(env.services.sessions) as db:
         for missing in ("An older note.", "Whether the severance.md formula changes."):
             record_gap(
@@ -148,13 +157,14 @@ def test_a_gaps_latest_missing_text_is_shown_only_to_who_may_read_what_was_retri
                 reason="model_abstained",
                 missing=missing,
                 retrieved_sources=["remote-work.md", "severance.md"],
+                missing_trace_id=asked["trace_id"],
             )
     seen = {
         who: next(g for g in env.get(who, "/api/gaps").json()["gaps"] if g["question"] == question)
-        for who in ("eddie", "carla")
+        for who in ("eddie", "lena")
     }
-    assert seen["carla"]["last_missing"] == "Whether the severance.md formula changes."
-    assert seen["carla"]["last_reason"] == "model_abstained" and seen["carla"]["count"] == 2
+    assert seen["lena"]["last_missing"] == "Whether the severance.md formula changes."
+    assert seen["lena"]["last_reason"] == "model_abstained" and seen["lena"]["count"] == 2
     # eddie may read remote-work.md (so sees the gap) but not severance.md
     assert seen["eddie"]["last_missing"] is None and seen["eddie"]["missing_withheld"]
     page = env.get("eddie", "/gaps", headers={"Accept": "text/html"}).text

@@ -171,6 +171,7 @@ def test_a_document_raised_above_its_reader_takes_back_what_named_it(tmp_path: P
                 env.services.settings.access_levels,
                 missing=body["missing"],
                 retrieved_sources=[r["source"] for r in body["retrieved"]],
+                trace_id=trace_id,
             )
         made = env.post("ada", "/api/handoffs", json={"trace_id": trace_id}).json()
         # Before: all of it is theirs to see (so the test can fail the other way).

@@ -66,3 +66,35 @@ def test_a_new_or_unreachable_database_is_not_at_head(tmp_path) -> None:  # type
     finally:
         fresh.dispose()
         gone.dispose()
+
+
+def test_a_gaps_missing_text_is_tied_to_its_latest_asks_trace(database_url: str) -> None:
+    """0008: a gap recorded from asks takes its latest counted ask's trace, which decides
+    who may read its ``missing`` text (api/gaps.py); a gap whose text a handoff wrote has no
+    trace to judge it by, so the text stays withheld."""
+    from alembic import command
+
+    command.upgrade(alembic_config(database_url), "0007")
+    engine = make_engine(database_url)
+    gap = (
+        "INSERT INTO content_gaps (id, question_key, question, count, last_outcome,"
+        " closest_sources, last_reason, last_missing, first_seen, last_seen, state)"
+        " VALUES ({id}, '{key}', '{key}', 1, 'insufficient_evidence', '[]', '{reason}',"
+        " 'words', '2026-12-01', '2026-12-01', 'open')"
+    )
+    ask = "INSERT INTO content_gap_asks (gap_id, trace_id, asked_at) VALUES ({}, '{}', '{}')"
+    try:
+        with engine.begin() as conn:
+            conn.exec_driver_sql(gap.format(id=1, key="asked", reason="model_abstained"))
+            conn.exec_driver_sql(gap.format(id=2, key="handed", reason="handed_off"))
+            conn.exec_driver_sql(ask.format(1, "trace-old", "2026-12-01"))
+            conn.exec_driver_sql(ask.format(1, "trace-new", "2026-12-02"))
+            conn.exec_driver_sql(ask.format(2, "trace-asked-before", "2026-12-01"))
+        migrate(database_url)
+        with engine.connect() as conn:
+            rows = conn.exec_driver_sql(
+                "SELECT id, missing_trace_id FROM content_gaps ORDER BY id"
+            ).all()
+        assert [tuple(r) for r in rows] == [(1, "trace-new"), (2, None)]
+    finally:
+        engine.dispose()
