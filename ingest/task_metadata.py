@@ -2,7 +2,8 @@
 defaults < the document's own (front matter, properties) < its manifest row < the job's
 fields — refused when those fields would lower the document's own level or widen its groups,
 or give the uploader more than they may read (``ingest/grant.py``); a ``superseded_by`` must
-name a document in the batch or the index."""
+name a document in the batch or the index, and an upload's versions fields one its uploader
+may read."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from docent.contracts import DocumentMeta
+from docent.access import visible
+from docent.contracts import DocumentMeta, Principal
 from docent.db.session import session_scope
 from docent.errors import InvalidInput
 from docent.settings import Settings
@@ -80,12 +82,15 @@ class TaskMetadata:
             today=self._today(),
         )
         own = own_audience(properties, manifest_row, levels)
-        reason = refusal(own, overrides, meta, uploader_of(task.params), levels)
+        uploader = uploader_of(task.params)
+        reason = refusal(own, overrides, meta, uploader, levels)
         if reason is not None:
             raise Refused(task.source, reason)
         if meta.superseded_by or meta.supersedes:
             with session_scope(self._sessions) as session:
                 batch = jobs.batch_sources(session, task.job_id)
+            if uploader is not None:
+                self._refuse_unseen_versions(task.source, meta, uploader, batch)
             # A successor named by superseded_by must exist (batch or index). A predecessor
             # named by supersedes may arrive later: it is written superseded when it does.
             problems = check_successors([meta], self.registry.live_sources() | batch)
@@ -93,6 +98,27 @@ class TaskMetadata:
                 if problem.field == "superseded_by":
                     raise problem
         return meta
+
+    def _refuse_unseen_versions(
+        self, source: str, meta: DocumentMeta, uploader: Principal, batch: set[str]
+    ) -> None:
+        """An upload's ``supersedes`` and ``superseded_by`` (its front matter or properties
+        too, not only the form's fields: api/routes/documents.py) re-mark another document,
+        so each must name one of the upload's own files or a document the uploader may read;
+        a name of one they may not read and a name of none get the same refusal."""
+        levels = self._settings.access_levels
+        named = [("supersedes", n) for n in meta.supersedes]
+        named += [("superseded_by", meta.superseded_by)] if meta.superseded_by else []
+        for field, name in named:
+            if name in batch:
+                continue
+            row = self.registry.get(name)
+            if (
+                row is None
+                or row.retired
+                or not visible(uploader, row.access_level, row.groups or (), levels)
+            ):
+                raise Refused(source, f"{field} names no document you may read: {name!r}")
 
     def manifest_rows(self, manifest: Path) -> dict[str, ManifestRow]:
         if not manifest.is_file():

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.api.conftest import ApiEnv
+from tests.api.corpus import ingest_corpus, write_corpus
 from tests.api.test_documents import upload
 from tests.ingest.partition_support import build_docx
 
@@ -165,3 +166,47 @@ def test_the_upload_page_does_not_preselect_a_level(make_env: Callable[..., ApiE
     assert page.status_code == 200
     select: Any = page.text.split('<select name="access_level">')[1].split("</select>")[0]
     assert select.count(" selected") == 1 and '<option value="" selected>' in select
+
+
+def versioned(field: str, name: str) -> bytes:
+    return f"---\n{field}: {name}\n---\n# New Pay\n\n## Pay\n\nPay is reviewed yearly.\n".encode()
+
+
+def test_an_uploads_own_versions_fields_may_name_only_documents_its_uploader_may_read(
+    make_env: Callable[..., ApiEnv], tmp_path: Path
+) -> None:
+    """Front matter saying ``supersedes: severance.md`` would re-mark a confidential document
+    superseded for everyone (found by a red-team read): an employee editor's file naming one
+    they may not read is refused, in the same words as one naming no document at all, and
+    the named document stays as it was."""
+    env = make_env()
+    ingest_corpus(env.services, write_corpus(tmp_path / "corpus"))
+    errors: dict[str, str] = {}
+    for n, (field, name) in enumerate(
+        [
+            ("supersedes", "severance.md"),
+            ("supersedes", "no-such-policy.md"),
+            ("superseded_by", "litigation-hold.md"),
+            ("superseded_by", "no-such-policy.md"),
+        ]
+    ):
+        response = upload(env, "eddie", [(f"pay-{n}.md", versioned(field, name))])
+        assert response.status_code == 202, response.text
+        job = env.wait_job(response.json()["job_id"])
+        assert job["state"] == "failed", job
+        errors[f"{field} {name}"] = job["files"][0]["error"].replace(f"pay-{n}.md", "FILE")
+    assert errors["supersedes severance.md"] == errors["supersedes no-such-policy.md"].replace(
+        "no-such-policy.md", "severance.md"
+    )
+    assert errors["superseded_by litigation-hold.md"] == errors[
+        "superseded_by no-such-policy.md"
+    ].replace("no-such-policy.md", "litigation-hold.md")
+    assert "names no document you may read" in errors["supersedes severance.md"]
+    for source in ("severance.md", "litigation-hold.md"):
+        row = env.services.ingestor.registry.get(source)
+        assert row is not None and row.status == "current" and row.superseded_by is None
+    assert all(env.services.ingestor.registry.get(f"pay-{n}.md") is None for n in range(4))
+    # A document the uploader may read is theirs to re-mark.
+    fine = upload(env, "eddie", [("pay-new.md", versioned("supersedes", "remote-work.md"))])
+    assert env.wait_job(fine.json()["job_id"])["state"] == "succeeded"
+    assert env.services.ingestor.registry.get("remote-work.md").status == "superseded"
