@@ -28,6 +28,7 @@ class IngestorPort(Protocol):
         created_by: str | None,
         uploader: Principal | None = None,
         levels: Mapping[str, str] | None = None,
+        groups: Mapping[str, Sequence[str]] | None = None,
     ) -> str: ...
 
     def run(self, job_id: str) -> None: ...

@@ -245,28 +245,34 @@ HIDDEN_ERROR = "failed (details above your clearance)"
 # Whether a viewer may read a file of this access level and groups; the level is None for a
 # file not yet (or never) registered whose upload named none.
 MayRead = Callable[[str | None, Sequence[str]], bool]
+Audience = tuple[str | None, list[str]]
 
 
-def file_levels(
+def file_audiences(
     session: Session, job: Job, files: Sequence[JobFile]
-) -> dict[int, tuple[str | None, list[str]]]:
-    """Each file's access level and groups: its own, else its document's, else the upload's."""
+) -> dict[int, list[Audience]]:
+    """Each file's audiences, every one of which a viewer must be in to see its name: the one
+    its upload gave it (the level shown at upload, the groups it was resolved to), and its
+    document's as the registry has it now (raised or narrowed since); else the upload's
+    fields. The document's, when there is one, comes last."""
     sources = sorted({f.source for f in files})
     docs = {
         d.source: d for d in session.scalars(select(Document).where(Document.source.in_(sources)))
     }
-    overrides = (job.params or {}).get("overrides") or {}
+    params = job.params or {}
+    overrides = params.get("overrides") or {}
     groups = overrides.get("groups")
     upload_groups = [g.strip() for g in groups.split(",")] if isinstance(groups, str) else []
-    out: dict[int, tuple[str | None, list[str]]] = {}
+    file_groups = params.get("file_groups") or {}
+    out: dict[int, list[Audience]] = {}
     for f in files:
         doc = docs.get(f.source)
+        own: list[Audience] = []
         if f.access_level:
-            out[f.id] = (f.access_level, list(doc.groups or ()) if doc else [])
-        elif doc is not None:
-            out[f.id] = (doc.access_level, list(doc.groups or ()))
-        else:
-            out[f.id] = (overrides.get("access_level"), upload_groups)
+            own.append((f.access_level, list(file_groups.get(f.source) or upload_groups)))
+        if doc is not None:
+            own.append((doc.access_level, list(doc.groups or ())))
+        out[f.id] = own or [(overrides.get("access_level"), upload_groups)]
     return out
 
 
@@ -293,8 +299,15 @@ def job_json(session: Session, job: Job, may_read: MayRead | None = None) -> dic
     its name nor its error; without it (the CLI, an admin view) every file is shown. Errors
     are reasons, never document text."""
     files = job_files(session, job.id)
-    acl = file_levels(session, job, files)
-    shown = [_file_json(f, acl[f.id][0], may_read is None or may_read(*acl[f.id])) for f in files]
+    acl = file_audiences(session, job, files)
+    shown = [
+        _file_json(
+            f,
+            acl[f.id][-1][0],  # the document's level now, once registered
+            may_read is None or all(may_read(*audience) for audience in acl[f.id]),
+        )
+        for f in files
+    ]
     counts: dict[str, int] = {}
     for f in files:
         counts[f.state] = counts.get(f.state, 0) + 1

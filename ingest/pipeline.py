@@ -108,12 +108,14 @@ class Ingestor:
         created_by: str | None = None,
         uploader: Principal | None = None,
         levels: Mapping[str, str] | None = None,
+        groups: Mapping[str, Sequence[str]] | None = None,
     ) -> str:
         """Record a job over ``paths`` (folders expanded recursively) and return its id.
         Files that cannot be ingested (unsupported type, missing, too large) are recorded
         as failed with their reason; the others wait for ``run``. ``uploader`` (an upload
         through the API) bounds the level and groups each file may get (``ingest.grant``);
-        ``levels`` is the level each source was shown it would get (source -> level)."""
+        ``levels`` is the level each source was shown it would get (source -> level), and
+        ``groups`` the groups (source -> groups): who may see a file's name in the job."""
         clean = planning.check_overrides(overrides or {}, self._settings.access_levels)
         if manifest is None:
             manifest = planning.folder_manifest(paths)
@@ -137,6 +139,7 @@ class Ingestor:
             "uploader": {"clearance": uploader.clearance, "groups": sorted(uploader.groups)}
             if uploader is not None
             else None,
+            "file_groups": {source: sorted(g) for source, g in (groups or {}).items() if g},
         }
         with session_scope(self._sessions) as session:
             return jobs.create_job(

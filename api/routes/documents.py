@@ -191,6 +191,7 @@ def submit_upload(
             created_by=user.username,
             uploader=user.principal,
             levels={a.filename: a.access_level for a in accepted if a.access_level},
+            groups={a.filename: a.groups for a in accepted if a.groups},
         )
     except Exception:
         shutil.rmtree(folder, ignore_errors=True)

@@ -148,3 +148,37 @@ def test_a_file_of_unknown_level_is_hidden_except_from_its_submitter_and_admins(
     assert "merger-terms" not in str(seen_by_operator)
     seen_by_admin = env.get("admin", f"/api/jobs/{job_id}").json()["files"][0]
     assert seen_by_admin["source"] == "merger-terms.docx" and seen_by_admin["error"]
+
+
+def test_an_operator_sees_no_name_of_a_file_outside_their_groups_or_raised_above_them(
+    make_env: Callable[..., ApiEnv],
+) -> None:
+    """A job's file is named to a viewer only when they are in every audience it has had:
+    the groups its upload gave it (kept with the job, registered or not) and its document's
+    level now (a later upload may have raised it). Found by a red-team read: an operator saw
+    a group-only file's name while it was queued or had failed, and the name of a document
+    raised above them in the job that first uploaded it."""
+    env = make_env()
+    # It fails in the job (its successor is in no batch and no index), after the upload.
+    failing = b"---\nsuperseded_by: no-such-plan.md\n---\n# Plan\n\n## Steps\n\nSteps.\n"
+    plan = upload(env, "eddie", [("layoffs-q3-plan.md", failing)], groups="People Ops")
+    memo = b"# Bonus Memo\n\n## Bonus pool\n\nThe bonus pool is 7 percent of payroll.\n"
+    first = upload(env, "eddie", [("memo.md", memo)], access_level="employee")
+    jobs = {"plan": plan.json()["job_id"], "memo": first.json()["job_id"]}
+    assert env.wait_job(jobs["plan"])["state"] == "failed"
+    assert env.wait_job(jobs["memo"])["state"] == "succeeded"
+
+    def names(who: str, job_id: str) -> list[str]:
+        return [f["source"] for f in env.get(who, f"/api/jobs/{job_id}").json()["files"]]
+
+    # Both are named to otto (employee, no groups) and eddie before: the test can fail both ways.
+    assert names("otto", jobs["memo"]) == ["memo.md"]
+    assert names("eddie", jobs["plan"]) == ["layoffs-q3-plan.md"]
+    raised = upload(env, "carla", [("memo.md", memo)], access_level="confidential")
+    assert env.wait_job(raised.json()["job_id"])["state"] == "succeeded"
+    for who, job_id in (("otto", jobs["plan"]), ("otto", jobs["memo"])):
+        shown = env.get(who, f"/api/jobs/{job_id}").text
+        assert "layoffs" not in shown and "memo.md" not in shown, (who, job_id)
+        listed = env.get(who, "/api/jobs").text
+        assert "layoffs" not in listed and "memo.md" not in listed
+    assert names("admin", jobs["memo"]) == ["memo.md"]  # withheld, not lost
