@@ -35,6 +35,8 @@ class Accepted:
     access_level: str | None = None
     groups: tuple[str, ...] = ()
     level_from: LevelOrigin | None = None
+    # The documents its supersedes / superseded_by name (field, source), own or the form's.
+    versions: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -163,8 +165,16 @@ def with_audience(
             out.append(Rejected(r.filename, reason))
             continue
         origin = level_origin(own, overrides)
+        versions = [("supersedes", name) for name in meta.supersedes]
+        versions += [("superseded_by", meta.superseded_by)] if meta.superseded_by else []
         out.append(
-            replace(r, access_level=meta.access_level, groups=meta.groups, level_from=origin)
+            replace(
+                r,
+                access_level=meta.access_level,
+                groups=meta.groups,
+                level_from=origin,
+                versions=tuple(versions),
+            )
         )
     return out
 

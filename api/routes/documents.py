@@ -106,6 +106,38 @@ def refuse_unseen_predecessors(services: Services, user: CurrentUser, *names: st
                 raise InvalidInput(f"no document named {name!r} to supersede")
 
 
+def refuse_unseen_versions(
+    services: Services, user: CurrentUser, results: list[Accepted | Rejected]
+) -> list[Accepted | Rejected]:
+    """A file whose own ``supersedes`` / ``superseded_by`` name a document that is neither in
+    this upload nor one the uploader may read is refused now, in the words the job would
+    use (``ingest/task_metadata.py`` checks again when it runs)."""
+    batch = {r.filename for r in results if isinstance(r, Accepted)}
+    wanted = {name for r in results if isinstance(r, Accepted) for _, name in r.versions}
+    levels = services.settings.access_levels
+    with session_scope(services.sessions) as db:
+        docs = documents_by_source(db, wanted - batch)
+        readable = {
+            source
+            for source, doc in docs.items()
+            if not doc.retired and can_read(user, doc.access_level, doc.groups or (), levels)
+        }
+    out: list[Accepted | Rejected] = []
+    for r in results:
+        unseen = [
+            (field, name)
+            for field, name in (r.versions if isinstance(r, Accepted) else ())
+            if name not in batch and name not in readable
+        ]
+        if isinstance(r, Accepted) and unseen:
+            r.path.unlink(missing_ok=True)
+            field, name = unseen[0]
+            out.append(Rejected(r.filename, f"{field} names no document you may read: {name!r}"))
+        else:
+            out.append(r)
+    return out
+
+
 @router.get("/api/documents", summary="Documents with version, status and access level")
 def documents(
     user: EditorDep, db: DbDep, settings: SettingsDep, retired: bool = False
@@ -156,6 +188,7 @@ def upload(
         title=title,
     )
     results = with_audience(results, settings, overrides, user.principal)
+    results = refuse_unseen_versions(services, user, results)
     accepted = [r for r in results if isinstance(r, Accepted)]
     rejected = [r for r in results if isinstance(r, Rejected)]
     rejected_view = [{"filename": r.filename, "error": r.error} for r in rejected]

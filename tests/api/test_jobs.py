@@ -159,9 +159,8 @@ def test_an_operator_sees_no_name_of_a_file_outside_their_groups_or_raised_above
     a group-only file's name while it was queued or had failed, and the name of a document
     raised above them in the job that first uploaded it."""
     env = make_env()
-    # It fails in the job (its successor is in no batch and no index), after the upload.
-    failing = b"---\nsuperseded_by: no-such-plan.md\n---\n# Plan\n\n## Steps\n\nSteps.\n"
-    plan = upload(env, "eddie", [("layoffs-q3-plan.md", failing)], groups="People Ops")
+    # It fails in the job (not a real Word file), after the upload was accepted.
+    plan = upload(env, "eddie", [("layoffs-q3-plan.docx", BROKEN_DOCX)], groups="People Ops")
     memo = b"# Bonus Memo\n\n## Bonus pool\n\nThe bonus pool is 7 percent of payroll.\n"
     first = upload(env, "eddie", [("memo.md", memo)], access_level="employee")
     jobs = {"plan": plan.json()["job_id"], "memo": first.json()["job_id"]}
@@ -173,7 +172,7 @@ def test_an_operator_sees_no_name_of_a_file_outside_their_groups_or_raised_above
 
     # Both are named to otto (employee, no groups) and eddie before: the test can fail both ways.
     assert names("otto", jobs["memo"]) == ["memo.md"]
-    assert names("eddie", jobs["plan"]) == ["layoffs-q3-plan.md"]
+    assert names("eddie", jobs["plan"]) == ["layoffs-q3-plan.docx"]
     raised = upload(env, "carla", [("memo.md", memo)], access_level="confidential")
     assert env.wait_job(raised.json()["job_id"])["state"] == "succeeded"
     for who, job_id in (("otto", jobs["plan"]), ("otto", jobs["memo"])):

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from docent.contracts import Principal
 from tests.api.conftest import ApiEnv
 from tests.api.corpus import ingest_corpus, write_corpus
 from tests.api.test_documents import upload
@@ -177,8 +178,8 @@ def test_an_uploads_own_versions_fields_may_name_only_documents_its_uploader_may
 ) -> None:
     """Front matter saying ``supersedes: severance.md`` would re-mark a confidential document
     superseded for everyone (found by a red-team read): an employee editor's file naming one
-    they may not read is refused, in the same words as one naming no document at all, and
-    the named document stays as it was."""
+    they may not read is refused, at upload and again in the job, in the same words as one
+    naming no document at all, and the named document stays as it was."""
     env = make_env()
     ingest_corpus(env.services, write_corpus(tmp_path / "corpus"))
     errors: dict[str, str] = {}
@@ -191,22 +192,35 @@ def test_an_uploads_own_versions_fields_may_name_only_documents_its_uploader_may
         ]
     ):
         response = upload(env, "eddie", [(f"pay-{n}.md", versioned(field, name))])
-        assert response.status_code == 202, response.text
-        job = env.wait_job(response.json()["job_id"])
-        assert job["state"] == "failed", job
-        errors[f"{field} {name}"] = job["files"][0]["error"].replace(f"pay-{n}.md", "FILE")
+        assert response.status_code == 400, response.text
+        [refused] = response.json()["error"]["details"]
+        errors[f"{field} {name}"] = refused["error"]
     assert errors["supersedes severance.md"] == errors["supersedes no-such-policy.md"].replace(
         "no-such-policy.md", "severance.md"
     )
     assert errors["superseded_by litigation-hold.md"] == errors[
         "superseded_by no-such-policy.md"
     ].replace("no-such-policy.md", "litigation-hold.md")
-    assert "names no document you may read" in errors["supersedes severance.md"]
+    assert errors["supersedes severance.md"] == (
+        "supersedes names no document you may read: 'severance.md'"
+    )
+    # The job holds the same rule (the document may be hidden after the upload was checked).
+    folder = tmp_path / "job"
+    folder.mkdir()
+    (folder / "pay-job.md").write_bytes(versioned("supersedes", "severance.md"))
+    eddie = Principal("eddie", "employee", frozenset({"People Ops"}))
+    job_id = env.services.ingestor.submit(
+        [folder / "pay-job.md"], root=folder, overrides={}, uploader=eddie
+    )
+    env.services.ingestor.run(job_id)
+    [file] = env.services.ingestor.job_status(job_id)["files"]
+    assert file["state"] == "failed" and errors["supersedes severance.md"] in file["error"]
     for source in ("severance.md", "litigation-hold.md"):
         row = env.services.ingestor.registry.get(source)
         assert row is not None and row.status == "current" and row.superseded_by is None
-    assert all(env.services.ingestor.registry.get(f"pay-{n}.md") is None for n in range(4))
+    registry = env.services.ingestor.registry
+    assert all(registry.get(f"pay-{n}.md") is None for n in ("0", "1", "2", "3", "job"))
     # A document the uploader may read is theirs to re-mark.
     fine = upload(env, "eddie", [("pay-new.md", versioned("supersedes", "remote-work.md"))])
     assert env.wait_job(fine.json()["job_id"])["state"] == "succeeded"
-    assert env.services.ingestor.registry.get("remote-work.md").status == "superseded"
+    assert registry.get("remote-work.md").status == "superseded"
