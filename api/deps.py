@@ -18,6 +18,7 @@ import hmac
 import logging
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
@@ -108,8 +109,31 @@ def _resolve(request: Request, services: Services) -> CurrentUser | None:
         return CurrentUser(**{**resolved.__dict__, "csrf": data.csrf})
 
 
+def _cross_site(request: Request) -> bool:
+    """Whether a browser sent this request from another site: its ``Sec-Fetch-Site``, else
+    its ``Origin`` (or ``Referer``) naming a host other than the one it was sent to (as the
+    app sees it, or as the proxy forwarded it). A client that sends none is no browser."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        return site not in ("same-origin", "none")
+    source = request.headers.get("origin") or request.headers.get("referer")
+    if not source:
+        return False
+    hosts = {request.headers.get("host"), request.headers.get("x-forwarded-host")}
+    return urlsplit(source).netloc not in hosts
+
+
 async def _check_csrf(request: Request, user: CurrentUser) -> None:
-    if user.via != "session" or request.method in SAFE_METHODS:
+    if request.method in SAFE_METHODS:
+        return
+    if user.via == "proxy":
+        # The proxy signs in every request the browser sends through it, from any site's
+        # page too: a form posted from another site would act as the user (a red-team
+        # read retired a document that way). There is no session token to check.
+        if _cross_site(request):
+            raise PermissionDenied("a request from another site; open Docent itself and try again")
+        return
+    if user.via != "session":
         return
     given = request.headers.get(CSRF_HEADER)
     ctype = request.headers.get("content-type", "")

@@ -86,6 +86,44 @@ def refusal(
     return None
 
 
+# An upload of a name that belongs to a document its uploader may not read (it would replace
+# it); the same words at upload (api/routes/documents.py) and in the job.
+NAME_TAKEN = "this name is taken by a document you cannot replace"
+
+
+def replacement_refusal(
+    source: str,
+    registered: OwnAudience,
+    new: OwnAudience,
+    overrides: Mapping[str, str | None],
+    levels: Sequence[str],
+) -> str | None:
+    """Why an upload may not replace the live document of its name, or ``None``: a
+    replacement keeps at least the registered audience unless the upload's own fields say
+    otherwise — a lower level only from the access level field, other groups only from the
+    groups field (left without a level, a new version of a confidential policy went in at the
+    default, and one whose front matter said public went in public: their text reached
+    people the live version was kept from)."""
+    had, has = level_rank(registered.access_level, levels), level_rank(new.access_level, levels)
+    lowered = had is not None and (has is None or has < had)
+    widened = bool(registered.groups) and (
+        not new.groups or not set(new.groups) <= set(registered.groups)
+    )
+    lowered = lowered and not (overrides.get("access_level") or "").strip()
+    widened = widened and not split_list(overrides.get("groups"))
+    if not lowered and not widened:
+        return None
+    names = ", ".join(registered.groups)
+    return (
+        f"this replaces {source}, which is {registered.access_level}"
+        + (f" for the groups {names}" if names else "")
+        + f"; a new version is not readable by more people unless you say so: give access "
+        f"level {registered.access_level!r}"
+        + (f" and groups {names}" if names else "")
+        + ", or choose the new audience in the fields"
+    )
+
+
 def uploader_of(params: Mapping[str, object]) -> Principal | None:
     """Who uploaded a job's files through the API, from its params (``None``: the CLI)."""
     raw = params.get("uploader")

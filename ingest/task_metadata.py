@@ -22,7 +22,14 @@ from docent.settings import Settings
 from ingest import jobs
 from ingest.document_rows import meta_from_row
 from ingest.errors import IngestFileError, Refused
-from ingest.grant import own_audience, refusal, uploader_of
+from ingest.grant import (
+    NAME_TAKEN,
+    OwnAudience,
+    own_audience,
+    refusal,
+    replacement_refusal,
+    uploader_of,
+)
 from ingest.metadata import (
     ManifestRow,
     check_successors,
@@ -84,6 +91,8 @@ class TaskMetadata:
         own = own_audience(properties, manifest_row, levels)
         uploader = uploader_of(task.params)
         reason = refusal(own, overrides, meta, uploader, levels)
+        if reason is None and uploader is not None:
+            reason = self._replacement_refusal(meta, uploader, overrides)
         if reason is not None:
             raise Refused(task.source, reason)
         if meta.superseded_by or meta.supersedes:
@@ -98,6 +107,29 @@ class TaskMetadata:
                 if problem.field == "superseded_by":
                     raise problem
         return meta
+
+    def _replacement_refusal(
+        self, meta: DocumentMeta, uploader: Principal, overrides: Mapping[str, str | None]
+    ) -> str | None:
+        """The upload checked its name when it arrived; the job checks again when it runs
+        (another upload of the name may have gone in first, or a retry comes later): a
+        document of this name its uploader may not read is not theirs to replace, and a
+        live one keeps at least its audience (``ingest.grant.replacement_refusal``)."""
+        row = self.registry.get(meta.source)
+        if row is None:
+            return None
+        levels = self._settings.access_levels
+        if not visible(uploader, row.access_level, row.groups or (), levels):
+            return NAME_TAKEN
+        if row.retired:
+            return None
+        return replacement_refusal(
+            meta.source,
+            OwnAudience(row.access_level, tuple(row.groups or ())),
+            OwnAudience(meta.access_level, meta.groups),
+            overrides,
+            levels,
+        )
 
     def _refuse_unseen_versions(
         self, source: str, meta: DocumentMeta, uploader: Principal, batch: set[str]

@@ -30,6 +30,7 @@ from docent.db.session import session_scope
 from docent.errors import InvalidInput, NotFound
 from docent.views import chunk_json
 from docent.wiring import Services
+from ingest.grant import NAME_TAKEN, OwnAudience, replacement_refusal
 
 router = APIRouter(tags=["documents"])
 
@@ -85,7 +86,34 @@ def refuse_hidden_names(
     for r in results:
         if isinstance(r, Accepted) and r.filename in hidden:
             r.path.unlink(missing_ok=True)
-            out.append(Rejected(r.filename, "this name is taken by a document you cannot replace"))
+            out.append(Rejected(r.filename, NAME_TAKEN))
+        else:
+            out.append(r)
+    return out
+
+
+def refuse_wider_replacements(
+    services: Services, results: list[Accepted | Rejected], overrides: dict[str, str | None]
+) -> list[Accepted | Rejected]:
+    """A file replacing a live document keeps at least its audience, now rather than when
+    the job runs (``ingest.grant.replacement_refusal``; the job checks again)."""
+    names = [r.filename for r in results if isinstance(r, Accepted)]
+    with session_scope(services.sessions) as db:
+        live = {
+            source: OwnAudience(doc.access_level, tuple(doc.groups or ()))
+            for source, doc in documents_by_source(db, names).items()
+            if not doc.retired
+        }
+    out: list[Accepted | Rejected] = []
+    for r in results:
+        reason = None
+        if isinstance(r, Accepted) and r.filename in live:
+            new = OwnAudience(r.access_level, r.groups)
+            levels = services.settings.access_levels
+            reason = replacement_refusal(r.filename, live[r.filename], new, overrides, levels)
+        if reason is not None and isinstance(r, Accepted):
+            r.path.unlink(missing_ok=True)
+            out.append(Rejected(r.filename, reason))
         else:
             out.append(r)
     return out
@@ -188,6 +216,7 @@ def upload(
         title=title,
     )
     results = with_audience(results, settings, overrides, user.principal)
+    results = refuse_wider_replacements(services, results, overrides)
     results = refuse_unseen_versions(services, user, results)
     accepted = [r for r in results if isinstance(r, Accepted)]
     rejected = [r for r in results if isinstance(r, Rejected)]

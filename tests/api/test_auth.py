@@ -153,3 +153,38 @@ def test_a_user_with_no_role_reaches_only_the_any_pages(make_env: Callable[..., 
     assert page.status_code == 403 and "You don't have access to this" in page.text
     anon = env.client.get("/documents", headers={"Accept": "text/html"}, follow_redirects=False)
     assert anon.status_code == 303 and anon.headers["location"] == "/login?next=/documents"
+
+
+def test_a_proxy_signed_request_from_another_site_changes_nothing(
+    make_env: Callable[..., ApiEnv],
+) -> None:
+    """The proxy signs in whatever the browser sends through it, a form posted from another
+    site's page included, and proxy mode has no session token to check: a write that a
+    browser says came from another site is refused (a red-team read retired a confidential
+    document with a cross-site form). Same-site writes and clients that are no browser (no
+    such headers) work as before."""
+    env = make_env(proxy_auth=True, trusted_proxies="10.0.0.5")
+    proxy = TestClient(env.app, client=("10.0.0.5", 4000))
+    carla = {"X-Forwarded-User": "carla"}
+    upload = proxy.post(
+        "/api/documents",
+        headers=carla,
+        files=[("files", ("pay.md", b"# Pay\n\n## Rates\n\nRates rise.\n", "text/markdown"))],
+        data={"access_level": "confidential"},
+    )
+    assert upload.status_code == 202, upload.text
+    env.wait_job(upload.json()["job_id"])
+    [doc] = proxy.get("/api/documents", headers=carla).json()["documents"]
+    retire = f"/api/documents/{doc['doc_id']}/retire"
+    for forged in (
+        {"Origin": "https://evil.example"},
+        {"Referer": "https://evil.example/page"},
+        {"Sec-Fetch-Site": "cross-site", "Origin": "http://testserver"},
+    ):
+        refused = proxy.post(retire, headers={**carla, **forged})
+        assert refused.status_code == 403, forged
+        assert "another site" in refused.json()["error"]["message"]
+    assert proxy.get("/api/documents", headers=carla).json()["documents"] == [doc]
+    same_site = proxy.post(retire, headers={**carla, "Origin": "http://testserver"})
+    assert same_site.status_code == 200, same_site.text
+    assert proxy.get("/api/documents", headers=carla).json()["documents"] == []

@@ -13,7 +13,7 @@ import pytest
 
 from docent.contracts import Principal
 from tests.api.conftest import ApiEnv
-from tests.api.corpus import ingest_corpus, write_corpus
+from tests.api.corpus import TestUser, add_test_user, ingest_corpus, write_corpus
 from tests.api.test_documents import upload
 from tests.ingest.partition_support import build_docx
 
@@ -224,3 +224,80 @@ def test_an_uploads_own_versions_fields_may_name_only_documents_its_uploader_may
     fine = upload(env, "eddie", [("pay-new.md", versioned("supersedes", "remote-work.md"))])
     assert env.wait_job(fine.json()["job_id"])["state"] == "succeeded"
     assert registry.get("remote-work.md").status == "superseded"
+
+
+SEVERANCE_V2 = (
+    b"# Severance Guidelines\n\n## Severance pay\n\nSeverance pay is three weeks of salary.\n"
+)
+
+
+def test_a_new_version_keeps_at_least_the_audience_of_the_one_it_replaces(
+    make_env: Callable[..., ApiEnv], tmp_path: Path
+) -> None:
+    """Re-uploaded without a level, a new version of a confidential policy went in at the
+    default level and its text reached every employee (a red-team read). A replacement may
+    raise the registered level or narrow its groups, never the other way; it is refused at
+    upload and again in the job, and the live document stays as it was."""
+    env = make_env()
+    ingest_corpus(env.services, write_corpus(tmp_path / "corpus"))
+    lowered = upload(env, "carla", [("severance.md", SEVERANCE_V2)])
+    assert lowered.status_code == 400
+    [reason] = [d["error"] for d in lowered.json()["error"]["details"]]
+    assert "which is confidential" in reason and "give access level 'confidential'" in reason
+    public = b"---\naccess_level: public\n---\n# Remote Work Policy\n\n## Home\n\nAny day.\n"
+    assert upload(env, "eddie", [("remote-work.md", public)]).status_code == 400
+    hold = b"# Litigation Hold\n\n## Scope\n\nA hold suspends deletion.\n"
+    env.tokens["lena"] = add_test_user(
+        env.services, TestUser("lena", "confidential", ("editor",), ("legal",))
+    )
+    widened = upload(env, "lena", [("litigation-hold.md", hold)], access_level="confidential")
+    assert widened.status_code == 400 and "for the groups legal" in widened.text
+    registry = env.services.ingestor.registry
+    assert registry.get("severance.md").access_level == "confidential"
+    assert registry.get("litigation-hold.md").groups == ["legal"]
+    # The job holds the same rule (its upload was checked before another version went in).
+    folder = tmp_path / "job"
+    folder.mkdir()
+    (folder / "severance.md").write_bytes(SEVERANCE_V2)
+    carla = Principal("carla", "confidential", frozenset({"People Ops"}))
+    job_id = env.services.ingestor.submit(
+        [folder / "severance.md"], root=folder, overrides={}, uploader=carla
+    )
+    env.services.ingestor.run(job_id)
+    [file] = env.services.ingestor.job_status(job_id)["files"]
+    assert file["state"] == "failed" and "which is confidential" in file["error"]
+    assert "three weeks" not in str(env.services.index.chunks_of("severance.md"))
+    # At the registered level it is a new version like any other; a level given in the
+    # field is the uploader's own choice, lower or not.
+    kept = upload(env, "carla", [("severance.md", SEVERANCE_V2)], access_level="confidential")
+    assert env.wait_job(kept.json()["job_id"])["state"] == "succeeded"
+    assert registry.get("severance.md").access_level == "confidential"
+    chosen = upload(env, "carla", [("severance.md", SEVERANCE_V2)], access_level="employee")
+    assert env.wait_job(chosen.json()["job_id"])["state"] == "succeeded"
+    assert registry.get("severance.md").access_level == "employee"
+
+
+def test_a_job_may_not_replace_a_document_its_uploader_may_not_read(
+    make_env: Callable[..., ApiEnv], tmp_path: Path
+) -> None:
+    """The upload checks the name when it arrives; a job that runs later (queued behind
+    another upload of the name, retried, resumed) checks again: an employee editor's file
+    does not replace the confidential document that went in meanwhile."""
+    env = make_env()
+    secret = b"# Budget 2026\n\n## Cuts\n\nHeadcount falls by 12 percent.\n"
+    first = upload(env, "carla", [("budget-2026.md", secret)], access_level="confidential")
+    assert env.wait_job(first.json()["job_id"])["state"] == "succeeded"
+    folder = tmp_path / "queued"
+    folder.mkdir()
+    (folder / "budget-2026.md").write_bytes(b"# Budget 2026\n\n## Plan\n\nNo cuts.\n")
+    eddie = Principal("eddie", "employee", frozenset({"People Ops"}))
+    job_id = env.services.ingestor.submit(
+        [folder / "budget-2026.md"], root=folder, overrides={}, uploader=eddie
+    )
+    env.services.ingestor.run(job_id)
+    [file] = env.services.ingestor.job_status(job_id)["files"]
+    assert file["state"] == "failed" and "this name is taken" in file["error"]
+    assert file["retryable"] is False
+    row = env.services.ingestor.registry.get("budget-2026.md")
+    assert row.access_level == "confidential"
+    assert "12 percent" in str(env.services.index.chunks_of("budget-2026.md"))
