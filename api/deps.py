@@ -26,7 +26,14 @@ from starlette.concurrency import run_in_threadpool
 
 from api.errors import Unauthenticated
 from api.security import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, SessionData, csrf_matches
-from api.users import GAP_READERS, CurrentUser, active_user, current_user_of, user_for_token
+from api.users import (
+    GAP_READERS,
+    CurrentUser,
+    active_user,
+    current_user_of,
+    session_current,
+    user_for_token,
+)
 from docent.db.session import session_scope
 from docent.errors import PermissionDenied
 from docent.settings import Settings, split_commas
@@ -105,6 +112,9 @@ def _resolve(request: Request, services: Services) -> CurrentUser | None:
         user = active_user(db, data.username)
         if user is None:
             raise Unauthenticated("your session's user is unknown or disabled; sign in again")
+        if not session_current(user, data.issued):
+            # Signed out, or a new password since: no session, so the sign-in page works.
+            return None
         resolved = current_user_of(user, via="session")
         return CurrentUser(**{**resolved.__dict__, "csrf": data.csrf})
 

@@ -120,10 +120,12 @@ def new_csrf_token() -> str:
 
 @dataclass(frozen=True)
 class SessionData:
-    """What the session cookie holds: who (``None`` before login) and the CSRF token."""
+    """What the session cookie holds: who (``None`` before login), the CSRF token, and when
+    the sign-in was (seconds since the epoch; ``None`` in a cookie from before it was kept)."""
 
     csrf: str
     username: str | None = None
+    issued: float | None = None
 
 
 class SessionSigner:
@@ -136,7 +138,7 @@ class SessionSigner:
         self.max_age_s = max_age_s
 
     def dumps(self, data: SessionData) -> str:
-        return str(self._serializer.dumps({"u": data.username, "c": data.csrf}))
+        return str(self._serializer.dumps({"u": data.username, "c": data.csrf, "t": data.issued}))
 
     def loads(self, cookie: str | None) -> SessionData | None:
         if not cookie:
@@ -147,8 +149,12 @@ class SessionSigner:
             return None
         if not isinstance(raw, dict) or not isinstance(raw.get("c"), str):
             return None
-        user = raw.get("u")
-        return SessionData(csrf=raw["c"], username=user if isinstance(user, str) else None)
+        user, issued = raw.get("u"), raw.get("t")
+        return SessionData(
+            csrf=raw["c"],
+            username=user if isinstance(user, str) else None,
+            issued=float(issued) if isinstance(issued, int | float) else None,
+        )
 
 
 def csrf_matches(expected: str, given: str | None) -> bool:

@@ -169,10 +169,25 @@ def list_users(session: Session) -> list[User]:
 
 
 def set_password(session: Session, username: str, password: str) -> None:
+    """A new password; every session signed in with the old one is over."""
     user = find_user(session, username)
     if user is None:
         raise NotFound(f"no user {username!r}")
     user.password_hash = hash_password(checked_password(password))
+    end_sessions(user)
+
+
+def end_sessions(user: User) -> None:
+    """Every session cookie of ``user`` issued until now reads as no session."""
+    user.sessions_after = datetime.now(UTC)
+
+
+def session_current(user: User, issued: float | None) -> bool:
+    """Whether a session cookie issued at ``issued`` (epoch seconds) still counts: a cookie
+    from before the user's last sign-out or new password does not."""
+    if user.sessions_after is None:
+        return True
+    return issued is not None and issued > as_utc(user.sessions_after).timestamp()
 
 
 def check_password(session: Session, username: str, password: str) -> User | None:

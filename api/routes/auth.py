@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Request
@@ -13,7 +14,7 @@ from api.deps import AnyUserDep, DbDep, PublicDep, ServicesDep, SettingsDep, ses
 from api.errors import TooManySignIns
 from api.security import SESSION_COOKIE, SessionData, csrf_matches, new_csrf_token
 from api.signin_throttle import SignInThrottle, ThrottlePolicy, client_address
-from api.users import active_user, check_password
+from api.users import active_user, check_password, end_sessions
 from docent.settings import Settings
 
 router = APIRouter(tags=["auth"])
@@ -120,9 +121,8 @@ def login(
     throttle.succeeded(name)
     # A new CSRF token at sign-in: a token planted before login is worthless after it.
     redirect = RedirectResponse(safe_next(next), status_code=303)
-    set_session(
-        redirect, request, settings, SessionData(csrf=new_csrf_token(), username=user.username)
-    )
+    signed_in = SessionData(csrf=new_csrf_token(), username=user.username, issued=time.time())
+    set_session(redirect, request, settings, signed_in)
     return redirect
 
 
@@ -178,7 +178,13 @@ def _how_long(seconds: int) -> str:
 
 
 @router.post("/logout", include_in_schema=False)
-def logout(request: Request, settings: SettingsDep, _user: AnyUserDep) -> Response:
+def logout(request: Request, settings: SettingsDep, user: AnyUserDep, db: DbDep) -> Response:
+    # The cookie is signed, not kept: a copy of it would outlive a new one. Signing out
+    # ends every session of the user, on every browser.
+    if user.via == "session":
+        row = active_user(db, user.username)
+        if row is not None:
+            end_sessions(row)
     response = RedirectResponse("/login", status_code=303)
     set_session(response, request, settings, SessionData(csrf=new_csrf_token()))
     return response

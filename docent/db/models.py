@@ -154,6 +154,9 @@ class User(Base):
     password_hash: Mapped[str | None] = mapped_column(String(300))
     disabled: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # Session cookies issued before this are over: set when the user signs out and when a
+    # new password is set (api/deps.py reads it; the cookie holds its issue time).
+    sessions_after: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class ApiToken(Base):

@@ -21,7 +21,7 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 # a database already at it needs no upgrade, and reading its one version row costs far less
 # than importing alembic and running the idempotent upgrade (~0.3 s of every cold start, a
 # `docent ask` included, on a Zen 1 EPYC).
-SCHEMA_HEAD = "0008"
+SCHEMA_HEAD = "0009"
 
 
 def _ensure_sqlite_folder(url: str) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from fastapi.testclient import TestClient
 
-from api.admin import revoke
+from api.admin import reset_password, revoke
 from api.audit import Actor
 from api.security import SESSION_COOKIE
 from docent.db.session import session_scope
@@ -188,3 +188,36 @@ def test_a_proxy_signed_request_from_another_site_changes_nothing(
     same_site = proxy.post(retire, headers={**carla, "Origin": "http://testserver"})
     assert same_site.status_code == 200, same_site.text
     assert proxy.get("/api/documents", headers=carla).json()["documents"] == []
+
+
+def test_signing_out_or_a_new_password_ends_a_copied_session(
+    make_env: Callable[..., ApiEnv],
+) -> None:
+    """The cookie is signed, not kept on the server: a copy of it (another browser, a stolen
+    one) outlived the sign-out and a password reset for its whole lifetime (a red-team read).
+    Both now end every session of the user signed in before them."""
+    env = make_env()
+    csrf = login(env.client, "carla")
+    copied = env.client.cookies.get(SESSION_COOKIE)
+    other = TestClient(env.app, cookies={SESSION_COOKIE: copied})
+    assert other.get("/api/me").json()["username"] == "carla"
+    assert env.client.post("/logout", data={"csrf_token": csrf}).status_code == 200
+    assert other.get("/api/me").status_code == 401
+    assert "csrf_token" in other.get("/login").text  # it may sign in again
+
+    login(env.client, "carla")  # signing in again works, and is a new session
+    copied = env.client.cookies.get(SESSION_COOKIE)
+    other = TestClient(env.app, cookies={SESSION_COOKIE: copied})
+    assert other.get("/api/me").status_code == 200
+    with session_scope(env.services.sessions) as db:
+        reset_password(db, Actor("admin"), "carla", "a brand new horse battery")
+    assert other.get("/api/me").status_code == 401
+    assert env.client.get("/api/me").status_code == 401
+    login(env.client, "carla", "a brand new horse battery")
+    assert env.client.get("/api/me").json()["username"] == "carla"
+    # Another user's sessions are theirs: ada's stays signed in throughout.
+    ada = TestClient(env.app)
+    login(ada, "ada")
+    with session_scope(env.services.sessions) as db:
+        reset_password(db, Actor("admin"), "carla", "yet another horse battery")
+    assert ada.get("/api/me").json()["username"] == "ada"
