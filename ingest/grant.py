@@ -60,6 +60,13 @@ def refusal(
     ``uploader`` is ``None`` for the command line (an operator with the files at hand)."""
     asked_level = (overrides.get("access_level") or "").strip() or None
     own_rank = level_rank(own.access_level, levels)
+    if own.access_level is not None and own_rank is None:
+        # "Strictly Confidential" is no level here, so no field can be shown not to lower
+        # it: the file's own label is fixed first (without a field it was refused already).
+        return (
+            f"the document itself says access level {own.access_level!r}, which is not one "
+            f"of {', '.join(levels)}; correct the document's own access level"
+        )
     if asked_level is not None and own_rank is not None:
         asked_rank = level_rank(asked_level, levels)
         if asked_rank is None or asked_rank < own_rank:

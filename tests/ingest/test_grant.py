@@ -64,6 +64,18 @@ def test_a_field_may_raise_a_documents_own_level_never_lower_it(
         assert reason is not None and "may raise it but not lower it" in reason
 
 
+@pytest.mark.parametrize("asked", [None, "employee", "restricted"])
+def test_a_documents_own_level_that_is_no_configured_level_refuses_it_whatever_the_field(
+    asked: str | None,
+) -> None:
+    """A file labelled "Strictly Confidential" went in at any level a form field gave it
+    (the lowering check had no rank to compare; a red-team read): it is refused until the
+    file's own label is one of the levels."""
+    own = OwnAudience("Strictly Confidential", ())
+    reason = refusal(own, {"access_level": asked}, meta(asked or "employee"), None, DEFAULT_LEVELS)
+    assert reason is not None and "'Strictly Confidential', which is not one of" in reason
+
+
 def test_an_uploader_may_give_only_what_they_could_read() -> None:
     eddie = Principal("eddie", "employee", frozenset({"hr"}))
     own = OwnAudience("confidential", ())
