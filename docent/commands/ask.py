@@ -45,15 +45,27 @@ trace_app = typer.Typer(no_args_is_help=True, help="Read the trace of an ask.")
 @trace_app.command("show")
 def trace_show(
     trace_id: Annotated[str, typer.Argument(help="The trace id an ask printed.")],
+    access: Annotated[
+        str | None,
+        typer.Option("--access", help="Clearance level to read as (default: default level)."),
+    ] = None,
+    groups: Annotated[
+        str, typer.Option("--groups", help="Comma-separated groups the reader belongs to.")
+    ] = "",
     as_json: Annotated[bool, typer.Option("--json", help="Print the trace as JSON.")] = False,
 ) -> None:
-    """Show what one ask retrieved, what the model was sent and said, and the checks."""
+    """Show what one ask retrieved, what the model was sent and said, and the checks: only a
+    trace whose every passage the reader (``--access``, ``--groups``, as ``docent ask``)
+    may read; any other reads as an unknown id."""
+    from docent.cli_support import cli_principal
     from docent.commands.running import command_services
     from docent.settings import get_settings
     from generate.trace import load_trace
 
-    with command_services(get_settings()) as services:
-        trace = load_trace(services.sessions, trace_id)
+    settings = get_settings()
+    principal = cli_principal(settings, access, groups)
+    with command_services(settings) as services:
+        trace = load_trace(services.sessions, trace_id, principal, settings.access_levels)
     if as_json:
         typer.echo(json.dumps(trace, ensure_ascii=False, indent=2))
     else:

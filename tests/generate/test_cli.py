@@ -193,6 +193,22 @@ def test_trace_show_reads_back_the_ask(docent: Docent) -> None:
     assert code == 1 and "no trace with id 'no-such-id'" in err
 
 
+def test_trace_show_reads_as_docent_ask_does(docent: Docent) -> None:
+    """Without a sign-in, ``--access`` / ``--groups`` say who reads, as for ``docent ask``
+    (no ``--access``: the default level): a trace naming a passage above the reader is an
+    unknown id (a red-team read printed any stored trace in full, prompt and model output
+    included)."""
+    question = "How many days of paid annual leave do full-time employees get?"
+    code, out, _ = docent("ask", question, "--json")  # the default level: employee
+    body = json.loads(out)
+    assert any(r["source"] == "handbook.md" for r in body["retrieved"]), body
+    trace_id = body["trace_id"]
+    code, out, err = docent("trace", "show", trace_id, "--access", "public")
+    assert code == 1 and f"no trace with id {trace_id!r}" in err and "25 days" not in out
+    code, out, _ = docent("trace", "show", trace_id)
+    assert code == 0 and "handbook.md" in out
+
+
 def test_numbered_answer_maps_ids_in_citation_order() -> None:
     answer = "A [x.md#2]. B [y.md#1][x.md#2]. C [x.md#2, y.md#1]."
     assert numbered_answer(answer, ["x.md#2", "y.md#1"]) == "A [1]. B [2][1]. C [1][2]."
