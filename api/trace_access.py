@@ -56,7 +56,9 @@ def trace_text_readable(
     read everything that trace names. No trace to judge by (none recorded, or deleted since):
     no."""
     row = db.get(TraceRecord, trace_id) if trace_id else None
-    if row is None:
-        return False
-    trace = {"payload": row.payload or {}, "max_access_level": row.max_access_level}
-    return trace_readable(db, user, trace, levels)
+    return row is not None and trace_readable(db, user, stored_trace(row), levels)
+
+
+def stored_trace(row: TraceRecord) -> dict[str, Any]:
+    """What ``trace_readable`` reads of a stored trace row."""
+    return {"payload": row.payload or {}, "max_access_level": row.max_access_level}

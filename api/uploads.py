@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -16,7 +16,14 @@ from docent.contracts import Principal
 from docent.errors import InvalidInput
 from docent.settings import Settings, split_commas
 from ingest.errors import IngestFileError
-from ingest.grant import LevelOrigin, level_origin, own_audience, refusal
+from ingest.grant import (
+    LevelOrigin,
+    Version,
+    level_origin,
+    own_audience,
+    refusal,
+    version_names,
+)
 from ingest.metadata import doc_id_for, resolve_metadata
 from ingest.properties import read_properties
 
@@ -36,7 +43,7 @@ class Accepted:
     groups: tuple[str, ...] = ()
     level_from: LevelOrigin | None = None
     # The documents its supersedes / superseded_by name (field, source), own or the form's.
-    versions: tuple[tuple[str, str], ...] = ()
+    versions: tuple[Version, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -165,17 +172,31 @@ def with_audience(
             out.append(Rejected(r.filename, reason))
             continue
         origin = level_origin(own, overrides)
-        versions = [("supersedes", name) for name in meta.supersedes]
-        versions += [("superseded_by", meta.superseded_by)] if meta.superseded_by else []
         out.append(
             replace(
                 r,
                 access_level=meta.access_level,
                 groups=meta.groups,
                 level_from=origin,
-                versions=tuple(versions),
+                versions=version_names(meta),
             )
         )
+    return out
+
+
+def refuse_where(
+    results: Sequence[Accepted | Rejected], reason_of: Callable[[Accepted], str | None]
+) -> list[Accepted | Rejected]:
+    """Each accepted file ``reason_of`` gives a reason becomes a rejection with it, its saved
+    copy deleted; the rest as they were, in their order."""
+    out: list[Accepted | Rejected] = []
+    for r in results:
+        reason = reason_of(r) if isinstance(r, Accepted) else None
+        if isinstance(r, Accepted) and reason is not None:
+            r.path.unlink(missing_ok=True)
+            out.append(Rejected(r.filename, reason))
+        else:
+            out.append(r)
     return out
 
 

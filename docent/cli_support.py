@@ -5,12 +5,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Annotated
 
 import typer
 
 from docent.contracts import Principal
 from docent.errors import DocentError
 from docent.settings import Settings, split_commas
+
+# Who a command reads as (``cli_principal``): ``docent ask``, ``search`` and ``trace show``.
+AccessOpt = Annotated[
+    str | None,
+    typer.Option("--access", help="Clearance level to act as (default: the default level)."),
+]
+GroupsOpt = Annotated[
+    str, typer.Option("--groups", help="Comma-separated groups the asker belongs to.")
+]
 
 
 def cli_principal(settings: Settings, access: str | None, groups: str) -> Principal:

@@ -13,7 +13,7 @@ upload route calls ``preview`` to show each accepted file's level before the job
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -129,6 +129,28 @@ def replacement_refusal(
         + (f" and groups {names}" if names else "")
         + ", or choose the new audience in the fields"
     )
+
+
+Version = tuple[str, str]  # a versions field and the document it names
+
+
+def version_names(meta: DocumentMeta) -> tuple[Version, ...]:
+    """The documents ``meta``'s ``supersedes`` and ``superseded_by`` name (both re-mark
+    another document), each with its field."""
+    named = [("supersedes", name) for name in meta.supersedes]
+    return (*named, *([("superseded_by", meta.superseded_by)] if meta.superseded_by else []))
+
+
+def unseen_version_refusal(
+    versions: Sequence[Version], may_name: Callable[[str], bool]
+) -> str | None:
+    """Why an upload may not name these documents, or ``None``: each must be one
+    ``may_name`` allows (the upload's own files, or a live document its uploader may read),
+    and a name of one they may not read and a name of none get the same words."""
+    for field, name in versions:
+        if not may_name(name):
+            return f"{field} names no document you may read: {name!r}"
+    return None
 
 
 def uploader_of(params: Mapping[str, object]) -> Principal | None:

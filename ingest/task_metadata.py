@@ -28,7 +28,9 @@ from ingest.grant import (
     own_audience,
     refusal,
     replacement_refusal,
+    unseen_version_refusal,
     uploader_of,
+    version_names,
 )
 from ingest.metadata import (
     ManifestRow,
@@ -99,7 +101,12 @@ class TaskMetadata:
             with session_scope(self._sessions) as session:
                 batch = jobs.batch_sources(session, task.job_id)
             if uploader is not None:
-                self._refuse_unseen_versions(task.source, meta, uploader, batch)
+                reason = unseen_version_refusal(
+                    version_names(meta),
+                    lambda name: name in batch or self._may_read_live(name, uploader),
+                )
+                if reason is not None:
+                    raise Refused(task.source, reason)
             # A successor named by superseded_by must exist (batch or index). A predecessor
             # named by supersedes may arrive later: it is written superseded when it does.
             problems = check_successors([meta], self.registry.live_sources() | batch)
@@ -131,26 +138,15 @@ class TaskMetadata:
             levels,
         )
 
-    def _refuse_unseen_versions(
-        self, source: str, meta: DocumentMeta, uploader: Principal, batch: set[str]
-    ) -> None:
-        """An upload's ``supersedes`` and ``superseded_by`` (its front matter or properties
-        too, not only the form's fields: api/routes/documents.py) re-mark another document,
-        so each must name one of the upload's own files or a document the uploader may read;
-        a name of one they may not read and a name of none get the same refusal."""
+    def _may_read_live(self, source: str, uploader: Principal) -> bool:
+        """Whether ``source`` is a live document ``uploader`` may read."""
+        row = self.registry.get(source)
         levels = self._settings.access_levels
-        named = [("supersedes", n) for n in meta.supersedes]
-        named += [("superseded_by", meta.superseded_by)] if meta.superseded_by else []
-        for field, name in named:
-            if name in batch:
-                continue
-            row = self.registry.get(name)
-            if (
-                row is None
-                or row.retired
-                or not visible(uploader, row.access_level, row.groups or (), levels)
-            ):
-                raise Refused(source, f"{field} names no document you may read: {name!r}")
+        return (
+            row is not None
+            and not row.retired
+            and visible(uploader, row.access_level, row.groups or (), levels)
+        )
 
     def manifest_rows(self, manifest: Path) -> dict[str, ManifestRow]:
         if not manifest.is_file():

@@ -20,6 +20,7 @@ from api.uploads import (
     check_metadata,
     describe_rejections,
     new_upload_dir,
+    refuse_where,
     save_upload,
     with_audience,
 )
@@ -30,7 +31,7 @@ from docent.db.session import session_scope
 from docent.errors import InvalidInput, NotFound
 from docent.views import chunk_json
 from docent.wiring import Services
-from ingest.grant import NAME_TAKEN, OwnAudience, replacement_refusal
+from ingest.grant import NAME_TAKEN, OwnAudience, replacement_refusal, unseen_version_refusal
 
 router = APIRouter(tags=["documents"])
 
@@ -82,14 +83,7 @@ def refuse_hidden_names(
             for source, doc in docs.items()
             if not can_read(user, doc.access_level, doc.groups or (), levels)
         }
-    out: list[Accepted | Rejected] = []
-    for r in results:
-        if isinstance(r, Accepted) and r.filename in hidden:
-            r.path.unlink(missing_ok=True)
-            out.append(Rejected(r.filename, NAME_TAKEN))
-        else:
-            out.append(r)
-    return out
+    return refuse_where(results, lambda r: NAME_TAKEN if r.filename in hidden else None)
 
 
 def refuse_wider_replacements(
@@ -104,19 +98,15 @@ def refuse_wider_replacements(
             for source, doc in documents_by_source(db, names).items()
             if not doc.retired
         }
-    out: list[Accepted | Rejected] = []
-    for r in results:
-        reason = None
-        if isinstance(r, Accepted) and r.filename in live:
-            new = OwnAudience(r.access_level, r.groups)
-            levels = services.settings.access_levels
-            reason = replacement_refusal(r.filename, live[r.filename], new, overrides, levels)
-        if reason is not None and isinstance(r, Accepted):
-            r.path.unlink(missing_ok=True)
-            out.append(Rejected(r.filename, reason))
-        else:
-            out.append(r)
-    return out
+    levels = services.settings.access_levels
+
+    def reason_of(r: Accepted) -> str | None:
+        if r.filename not in live:
+            return None
+        new = OwnAudience(r.access_level, r.groups)
+        return replacement_refusal(r.filename, live[r.filename], new, overrides, levels)
+
+    return refuse_where(results, reason_of)
 
 
 def refuse_unseen_predecessors(services: Services, user: CurrentUser, *names: str | None) -> None:
@@ -150,20 +140,10 @@ def refuse_unseen_versions(
             for source, doc in docs.items()
             if not doc.retired and can_read(user, doc.access_level, doc.groups or (), levels)
         }
-    out: list[Accepted | Rejected] = []
-    for r in results:
-        unseen = [
-            (field, name)
-            for field, name in (r.versions if isinstance(r, Accepted) else ())
-            if name not in batch and name not in readable
-        ]
-        if isinstance(r, Accepted) and unseen:
-            r.path.unlink(missing_ok=True)
-            field, name = unseen[0]
-            out.append(Rejected(r.filename, f"{field} names no document you may read: {name!r}"))
-        else:
-            out.append(r)
-    return out
+    may_name = batch | readable
+    return refuse_where(
+        results, lambda r: unseen_version_refusal(r.versions, may_name.__contains__)
+    )
 
 
 @router.get("/api/documents", summary="Documents with version, status and access level")

@@ -28,7 +28,7 @@ from api.handoffs import (
     webhook_text,
 )
 from api.routes.ask import closest_sources
-from api.trace_access import trace_readable
+from api.trace_access import stored_trace, trace_readable
 from api.users import CurrentUser
 from docent.db.models import TraceRecord
 from docent.errors import InvalidInput, NotFound
@@ -63,9 +63,7 @@ def _from_trace(
     # The asker's own trace, and still rechecked: one that names anything they may not read
     # (an answer stage that leaked, or a document raised above them since) gives the handoff
     # neither the answer stage's words nor the owner of a document: the default queue.
-    trusted = trace_readable(
-        db, user, {"payload": payload, "max_access_level": row.max_access_level}, levels
-    )
+    trusted = trace_readable(db, user, stored_trace(row), levels)
     hint = payload.get("handoff")
     owner = hint.get("owner") if isinstance(hint, Mapping) and trusted else None
     outcome = payload.get("outcome")

@@ -9,18 +9,14 @@ from typing import Annotated
 
 import typer
 
+from docent.cli_support import AccessOpt, GroupsOpt
 from generate.views import human, trace_text
 
 
 def ask(
     question: Annotated[str, typer.Argument(help="The question, in plain words.")],
-    access: Annotated[
-        str | None,
-        typer.Option("--access", help="Clearance level to ask as (default: default level)."),
-    ] = None,
-    groups: Annotated[
-        str, typer.Option("--groups", help="Comma-separated groups the asker belongs to.")
-    ] = "",
+    access: AccessOpt = None,
+    groups: GroupsOpt = "",
     as_json: Annotated[bool, typer.Option("--json", help="Print the ask JSON.")] = False,
 ) -> None:
     """Answer a question from the indexed documents, with citations, or say they do not."""
@@ -45,13 +41,8 @@ trace_app = typer.Typer(no_args_is_help=True, help="Read the trace of an ask.")
 @trace_app.command("show")
 def trace_show(
     trace_id: Annotated[str, typer.Argument(help="The trace id an ask printed.")],
-    access: Annotated[
-        str | None,
-        typer.Option("--access", help="Clearance level to read as (default: default level)."),
-    ] = None,
-    groups: Annotated[
-        str, typer.Option("--groups", help="Comma-separated groups the reader belongs to.")
-    ] = "",
+    access: AccessOpt = None,
+    groups: GroupsOpt = "",
     as_json: Annotated[bool, typer.Option("--json", help="Print the trace as JSON.")] = False,
 ) -> None:
     """Show what one ask retrieved, what the model was sent and said, and the checks: only a

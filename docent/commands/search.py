@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from docent.cli_support import AccessOpt, GroupsOpt
 from retrieval.views import hit_line, search_hit
 
 if TYPE_CHECKING:
@@ -17,13 +18,8 @@ if TYPE_CHECKING:
 
 def search(
     query: Annotated[str, typer.Argument(help="What to search for.")],
-    access: Annotated[
-        str | None,
-        typer.Option("--access", help="Clearance level to search as (default: the default level)."),
-    ] = None,
-    groups: Annotated[
-        str, typer.Option("--groups", help="Comma-separated groups the asker belongs to.")
-    ] = "",
+    access: AccessOpt = None,
+    groups: GroupsOpt = "",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     explain: Annotated[
         bool, typer.Option("--explain", help="Also show the candidates that were cut.")

@@ -169,6 +169,18 @@ def test_the_upload_page_does_not_preselect_a_level(make_env: Callable[..., ApiE
     assert select.count(" selected") == 1 and '<option value="" selected>' in select
 
 
+def job_file(env: ApiEnv, folder: Path, name: str, data: bytes, uploader: Principal) -> Any:
+    """The one file of a job an uploader's file makes, run now, as the job reports it: what
+    a queued or retried upload meets when it runs (the upload's own checks long passed)."""
+    folder.mkdir()
+    (folder / name).write_bytes(data)
+    ingestor = env.services.ingestor
+    job_id = ingestor.submit([folder / name], root=folder, overrides={}, uploader=uploader)
+    ingestor.run(job_id)
+    [file] = ingestor.job_status(job_id)["files"]
+    return file
+
+
 def versioned(field: str, name: str) -> bytes:
     return f"---\n{field}: {name}\n---\n# New Pay\n\n## Pay\n\nPay is reviewed yearly.\n".encode()
 
@@ -205,15 +217,10 @@ def test_an_uploads_own_versions_fields_may_name_only_documents_its_uploader_may
         "supersedes names no document you may read: 'severance.md'"
     )
     # The job holds the same rule (the document may be hidden after the upload was checked).
-    folder = tmp_path / "job"
-    folder.mkdir()
-    (folder / "pay-job.md").write_bytes(versioned("supersedes", "severance.md"))
     eddie = Principal("eddie", "employee", frozenset({"People Ops"}))
-    job_id = env.services.ingestor.submit(
-        [folder / "pay-job.md"], root=folder, overrides={}, uploader=eddie
+    file = job_file(
+        env, tmp_path / "job", "pay-job.md", versioned("supersedes", "severance.md"), eddie
     )
-    env.services.ingestor.run(job_id)
-    [file] = env.services.ingestor.job_status(job_id)["files"]
     assert file["state"] == "failed" and errors["supersedes severance.md"] in file["error"]
     for source in ("severance.md", "litigation-hold.md"):
         row = env.services.ingestor.registry.get(source)
@@ -256,15 +263,8 @@ def test_a_new_version_keeps_at_least_the_audience_of_the_one_it_replaces(
     assert registry.get("severance.md").access_level == "confidential"
     assert registry.get("litigation-hold.md").groups == ["legal"]
     # The job holds the same rule (its upload was checked before another version went in).
-    folder = tmp_path / "job"
-    folder.mkdir()
-    (folder / "severance.md").write_bytes(SEVERANCE_V2)
     carla = Principal("carla", "confidential", frozenset({"People Ops"}))
-    job_id = env.services.ingestor.submit(
-        [folder / "severance.md"], root=folder, overrides={}, uploader=carla
-    )
-    env.services.ingestor.run(job_id)
-    [file] = env.services.ingestor.job_status(job_id)["files"]
+    file = job_file(env, tmp_path / "job", "severance.md", SEVERANCE_V2, carla)
     assert file["state"] == "failed" and "which is confidential" in file["error"]
     assert "three weeks" not in str(env.services.index.chunks_of("severance.md"))
     # At the registered level it is a new version like any other; a level given in the
@@ -287,15 +287,9 @@ def test_a_job_may_not_replace_a_document_its_uploader_may_not_read(
     secret = b"# Budget 2026\n\n## Cuts\n\nHeadcount falls by 12 percent.\n"
     first = upload(env, "carla", [("budget-2026.md", secret)], access_level="confidential")
     assert env.wait_job(first.json()["job_id"])["state"] == "succeeded"
-    folder = tmp_path / "queued"
-    folder.mkdir()
-    (folder / "budget-2026.md").write_bytes(b"# Budget 2026\n\n## Plan\n\nNo cuts.\n")
     eddie = Principal("eddie", "employee", frozenset({"People Ops"}))
-    job_id = env.services.ingestor.submit(
-        [folder / "budget-2026.md"], root=folder, overrides={}, uploader=eddie
-    )
-    env.services.ingestor.run(job_id)
-    [file] = env.services.ingestor.job_status(job_id)["files"]
+    plan = b"# Budget 2026\n\n## Plan\n\nNo cuts.\n"
+    file = job_file(env, tmp_path / "queued", "budget-2026.md", plan, eddie)
     assert file["state"] == "failed" and "this name is taken" in file["error"]
     assert file["retryable"] is False
     row = env.services.ingestor.registry.get("budget-2026.md")
