@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,39 @@ def test_every_setting_is_documented_in_the_readme() -> None:
     text = README.read_text()
     missing = [name for name in settings_field_names() if f"`{name}`" not in text]
     assert missing == []
+
+
+def documented_defaults() -> dict[str, str]:
+    """The README's settings table: each ``| `DOCENT_X` | `default` |`` row's default."""
+    rows = re.findall(r"^\| `(DOCENT_[A-Z0-9_]+)` \| `([^`]*)` \|", README.read_text(), re.M)
+    return dict(rows)
+
+
+def test_every_documented_default_is_the_settings_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A default changed in the code and not in the README (or the other way) fails here:
+    each documented default, read back as that setting's environment variable, gives what
+    the setting is without it."""
+    documented = documented_defaults()
+    assert set(documented) == set(settings_field_names())
+    for name in settings_field_names():
+        monkeypatch.delenv(name, raising=False)
+    defaults = Settings(_env_file=None)  # type: ignore[call-arg]
+    differing = []
+    for name, text in documented.items():
+        field = name.removeprefix("DOCENT_").lower()
+        if text == "(placeholder)":  # the secret key: a generated value, said in words
+            continue
+        if text == "None":
+            read = None
+        else:
+            with monkeypatch.context() as env:
+                env.setenv(name, text)
+                read = getattr(Settings(_env_file=None), field)  # type: ignore[call-arg]
+        if read != getattr(defaults, field):
+            differing.append((name, text, getattr(defaults, field)))
+    assert differing == []
 
 
 def test_env_vars_are_read_with_the_prefix(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
