@@ -35,7 +35,7 @@ def test_every_documented_default_is_the_settings_default(
     differing = []
     for name, text in documented.items():
         field = name.removeprefix("DOCENT_").lower()
-        if text == "(placeholder)":  # the secret key: a generated value, said in words
+        if text == "(placeholder)":  # the secret key: the README does not print the dev value
             continue
         if text == "None":
             read = None
