@@ -132,9 +132,13 @@ class Ingestor:
             named = ", ".join(str(p) for p in paths) or "(nothing)"
             allowed = ", ".join(self._settings.allowed_extensions)
             raise InvalidInput(f"no files to ingest under {named} (allowed types: {allowed})")
+        above = planning.manifests_above(planned, manifest) if uploader is None else []
+        for folder_manifest in above:
+            self._metadata.manifest_rows(Path(folder_manifest))  # malformed: fails the submit
         params = {
             "root": str(root.resolve()) if root else None,
             "manifest": str(manifest.resolve()) if manifest else None,
+            "folder_manifests": above,
             "overrides": clean,
             "uploader": {"clearance": uploader.clearance, "groups": sorted(uploader.groups)}
             if uploader is not None

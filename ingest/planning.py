@@ -144,3 +144,24 @@ def folder_manifest(paths: Sequence[Path]) -> Path | None:
     if len(paths) == 1 and paths[0].is_dir() and (paths[0] / MANIFEST_NAME).is_file():
         return paths[0] / MANIFEST_NAME
     return None
+
+
+def manifests_above(files: Sequence[PlannedFile], chosen: Path | None) -> list[str]:
+    """Every MANIFEST.csv in a folder holding a planned file or in one above it, but the
+    job's own (``chosen``). A file the job's manifest does not list takes its row from the
+    nearest of these that does (``ingest.task_metadata``): naming another folder's manifest,
+    or several folders at once, must not index a folder's confidential files at the
+    default level either."""
+    own = chosen.resolve() if chosen is not None else None
+    holds: dict[Path, bool] = {}  # folder -> it has a MANIFEST.csv (each asked once)
+    found: set[str] = set()
+    for planned in files:
+        if planned.error is not None:
+            continue
+        for folder in planned.path.parents:
+            if folder not in holds:
+                holds[folder] = (folder / MANIFEST_NAME).is_file()
+            manifest = folder / MANIFEST_NAME
+            if holds[folder] and manifest != own:
+                found.add(str(manifest))
+    return sorted(found)

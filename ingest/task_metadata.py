@@ -67,17 +67,7 @@ class TaskMetadata:
             ):
                 meta = replace(meta, status="current")
             return meta
-        manifest_row = None
-        manifest = task.params.get("manifest")
-        if manifest:
-            rows = self.manifest_rows(Path(manifest))
-            folder = Path(manifest).parent
-            key = (
-                task.path.relative_to(folder).as_posix()
-                if task.path.is_relative_to(folder)
-                else task.source
-            )
-            manifest_row = rows.get(key)
+        manifest_row = self._manifest_row(task)
         overrides = dict(task.params.get("overrides") or {})
         levels = self._settings.access_levels
         meta = resolve_metadata(
@@ -147,6 +137,30 @@ class TaskMetadata:
             and not row.retired
             and visible(uploader, row.access_level, row.groups or (), levels)
         )
+
+    def _manifest_row(self, task: jobs.FileTask) -> ManifestRow | None:
+        """The file's row in the job's manifest, else in the nearest manifest of a folder
+        holding it that lists it (``planning.manifests_above``; older jobs have none)."""
+        manifest = task.params.get("manifest")
+        if manifest:
+            folder = Path(manifest).parent
+            key = (
+                task.path.relative_to(folder).as_posix()
+                if task.path.is_relative_to(folder)
+                else task.source
+            )
+            row = self.manifest_rows(Path(manifest)).get(key)
+            if row is not None:
+                return row
+        above = [Path(m) for m in task.params.get("folder_manifests") or ()]
+        for nearest in sorted(above, key=lambda m: len(m.parts), reverse=True):
+            if task.path.is_relative_to(nearest.parent):
+                row = self.manifest_rows(nearest).get(
+                    task.path.relative_to(nearest.parent).as_posix()
+                )
+                if row is not None:
+                    return row
+        return None
 
     def manifest_rows(self, manifest: Path) -> dict[str, ManifestRow]:
         if not manifest.is_file():

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from docent.errors import InvalidInput
 from docent.wiring import Services
 from tests.ingest.pipeline_support import (
     BAD,
@@ -103,8 +104,9 @@ def test_manifest_superseded_by_in_one_batch_and_as_a_later_remark(
 ) -> None:
     corpus = copy_sample(tmp_path / "c", ["pricing.md", "pricing-2023.md"])
     manifest = corpus / "MANIFEST.csv"
-    # First without the manifest's superseded_by: both current.
-    plain = tmp_path / "plain.csv"
+    # First without the manifest's superseded_by: both current (a manifest of the same
+    # folder, so its rows win over the folder's own MANIFEST.csv).
+    plain = corpus / "plain.csv"
     plain.write_text(manifest.read_text().replace(",pricing.md,", ",,"))
     ingest(services, [corpus], root=corpus, manifest=plain)
     assert _statuses(services, "pricing-2023.md") == {("current", None)}
@@ -207,6 +209,57 @@ def test_a_folder_with_its_own_manifest_is_read_with_it_without_the_flag(
     assert {c.access_level for c in services.index.chunks_of("salary-bands.docx")} == {
         "confidential"
     }
+
+
+def _levels(services: Services) -> dict[str, str]:
+    return {d["source"]: d["access_level"] for d in services.ingestor.documents()}
+
+
+def test_two_folders_in_one_job_each_read_with_their_own_manifest(
+    services: Services, tmp_path: Path
+) -> None:
+    """Naming two folders (no --manifest) must not index either's confidential documents at
+    the default level: each file takes its row from the manifest of the folder holding it."""
+    hr = copy_sample(tmp_path / "hr", ["salary-bands.docx"])
+    sales = copy_sample(tmp_path / "sales", ["pricing.md", "severance.pdf"])
+    status = ingest(services, [hr, sales])
+
+    assert status["errors"] == [] and status["state"] == "succeeded"
+    assert _levels(services) == {
+        "salary-bands.docx": "confidential",
+        "pricing.md": "public",
+        "severance.pdf": "confidential",
+    }
+    assert {c.access_level for c in services.index.chunks_of("severance.pdf")} == {"confidential"}
+
+
+def test_a_named_manifest_leaves_the_files_it_does_not_list_to_their_folders_manifest(
+    services: Services, tmp_path: Path
+) -> None:
+    """``--manifest`` naming another folder's manifest: its rows win for the files it lists
+    (pricing.md's row there says confidential), and a file it does not list keeps its own
+    folder's row (salary-bands.docx stays confidential, not the default employee)."""
+    hr = copy_sample(tmp_path / "hr", ["salary-bands.docx", "pricing.md"])
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "MANIFEST.csv").write_text("path,access_level\npricing.md,confidential\n")
+    status = ingest(services, [hr], manifest=other / "MANIFEST.csv")
+
+    assert status["errors"] == [] and status["state"] == "succeeded"
+    assert _levels(services) == {"salary-bands.docx": "confidential", "pricing.md": "confidential"}
+
+
+def test_a_malformed_folder_manifest_fails_the_submit_and_records_nothing(
+    services: Services, tmp_path: Path
+) -> None:
+    hr = copy_sample(tmp_path / "hr", ["salary-bands.docx"])
+    sales = copy_sample(tmp_path / "sales", ["pricing.md"])
+    (sales / "MANIFEST.csv").write_text("name,access_level\npricing.md,public\n")
+    before = snapshot(services)
+
+    with pytest.raises(InvalidInput, match="no 'path' column"):
+        services.ingestor.submit([hr, sales])
+    assert snapshot(services) == before and services.ingestor.documents() == []
 
 
 def test_a_pending_document_becomes_current_on_its_effective_date(
