@@ -45,6 +45,19 @@ _DATED = re.compile(
     re.IGNORECASE,
 )
 
+# The question itself is in the past tense ("What were the hotel caps in 2019?", "How much
+# was …", "Did …"): a year in it names the rule in force then, as "the 2019 policy" does.
+# Only the asking verb counts, within three words of the question word, so "What leave do
+# I get if I was hired in 2019?" still asks for today's rule.
+_PAST_ASK = re.compile(
+    r"^\W*(?:(?:what|which|who|when|where|why|how(?:\s+(?:much|many|long|often|far))?)\s+"
+    r"(?:[\w'-]+\s+){0,3})?(?:was|were|did|used to)\b",
+    re.IGNORECASE,
+)
+# A year in a question about the future ("What will the hotel cap be in 2027?") names no
+# past version.
+_FUTURE = re.compile(r"\b(?:will|won't|going to|upcoming|next year)\b", re.IGNORECASE)
+
 
 @dataclass(frozen=True)
 class VersionRequest:
@@ -64,8 +77,9 @@ def version_request(question: str) -> VersionRequest | None:
         return VersionRequest(before=int(before.group(1)), older=True)
     years = [int(y) for y in _YEAR.findall(question)]
     older = bool(_OLDER.search(_AGE.sub(" ", question)))
-    if years and _VERSIONISH.search(question):
-        return VersionRequest(year=years[0], older=older, dated=bool(_DATED.search(question)))
+    if years and _VERSIONISH.search(question) and not _FUTURE.search(question):
+        dated = bool(_DATED.search(question) or _PAST_ASK.search(question))
+        return VersionRequest(year=years[0], older=older, dated=dated)
     if older:
         return VersionRequest(older=True)
     return None

@@ -51,6 +51,7 @@ from generate.unit_scoring import (
     GENERIC_WORDS,
     Scored,
     Weights,
+    counterpart,
     is_meta,
     score_unit,
     units_of,
@@ -217,7 +218,9 @@ class ExtractiveGenerator:
         now_hits = [h for h in hits if h.chunk.status == "current"]
         same_doc = [h for h in now_hits if h.chunk.source == successor]
         now_scored = self._score(same_doc or now_hits, asked)
-        now = self._best(now_scored, asked.expectation)
+        typed = [s for s in now_scored if _carries_type(s) or not wants_figure(asked.expectation)]
+        now = counterpart(old, typed) if same_doc else None
+        now = now or self._best(now_scored, asked.expectation)
         if now is None:
             # The current rule beside the old one even when no unit of it clears the bar: the
             # closest unit of the successor's same section (and of the asked type), so the

@@ -32,6 +32,7 @@ reported, never fitted.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docent.contracts import Hit
@@ -232,3 +233,25 @@ def weigh(f: Features, weights: Weights) -> float:
 def score_unit(unit: Unit, words: set[str], expectation: Expectation, weights: Weights) -> Scored:
     f, own = features(unit, words, expectation)
     return Scored(unit, weigh(f, weights), f.semantic, f.lexical, f.fit, own)
+
+
+# A later version's unit shares at least this share of a superseded unit's words to count
+# as its counterpart (hand-set: the sample's reworded rules share 0.4-0.7, unrelated
+# sentences of the same document under 0.2).
+COUNTERPART_SHARE = 0.25
+
+
+def counterpart(old: Scored, candidates: Sequence[Scored]) -> Scored | None:
+    """The candidate that says what ``old`` says, by the most words shared (Jaccard): the
+    current rule beside a superseded one quotes "within 30 days of a purchase" beside
+    "within 14 days of a purchase", not whichever sentence is nearest the question. None
+    when none shares ``COUNTERPART_SHARE`` of their words."""
+    words = content_words(f"{old.unit.header or ''} {old.unit.text}")
+
+    def share(s: Scored) -> float:
+        theirs = content_words(f"{s.unit.header or ''} {s.unit.text}")
+        union = words | theirs
+        return len(words & theirs) / len(union) if union else 0.0
+
+    best = max(candidates, key=lambda s: (share(s), s.score), default=None)
+    return best if best is not None and share(best) >= COUNTERPART_SHARE else None

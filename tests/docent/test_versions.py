@@ -20,6 +20,15 @@ from tests.render.builders import make_chunk
         ("What were the rules before 2025?", VersionRequest(before=2025, older=True)),
         ("How many days of annual leave do I get?", None),
         ("Which public holidays are there in 2026?", VersionRequest(year=2026)),
+        # A question asked in the past tense names the rule in force that year …
+        ("What were the hotel caps in 2019?", VersionRequest(year=2019, dated=True)),
+        ("How much was the mileage rate in 2020?", VersionRequest(year=2020, dated=True)),
+        ("Did the refund window in 2022 cover sale items?", VersionRequest(year=2022, dated=True)),
+        # … but not a past-tense clause about the asker …
+        ("What leave do I get if I was hired in 2019?", VersionRequest(year=2019)),
+        # … and a question about the future names no past version.
+        ("What will the hotel cap be in 2027?", None),
+        ("What will the mileage rate be from June 2027?", None),
         # An age is not a version.
         ("my 12 year old nephew wants his own github account, is he allowed?", None),
         ("Can I bring my 6-month-old to the office?", None),

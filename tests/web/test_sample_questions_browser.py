@@ -62,7 +62,31 @@ def test_a_version_before_the_current_one_is_answered_from_it(page: Any) -> None
     assert "answer · checked" in text.lower() and "14 days" in text  # the 2022 window
     assert "superseded" in text.lower() and "refunds-2022.md" in text
     assert "The current version" in text  # the rule now, beside it, never as the answer
+    # … quoting the successor's counterpart of the old rule, not its nearest other sentence.
+    assert "within 30 days of a purchase" in text and "After 30 days" not in text
     page.screenshot(path=str(SHOTS / "30-past-version.png"), full_page=True)
+
+
+def test_a_past_version_quoted_as_a_table_row_shows_two_tables(page: Any) -> None:
+    card = ask(page, "What was the Team plan price before 2025?")
+    tables = card.query_selector_all(".answer-text table")
+    assert len(tables) == 2  # the 2023 row, then the current one: each under its label
+    assert "€49/month" in tables[0].inner_text() and "€59/month" in tables[1].inner_text()
+    assert "| Plan |" not in card.inner_text()  # no Markdown left as text
+    prose = card.query_selector(".answer-text").inner_text()
+    assert prose.index("Under the superseded version") < prose.index("€49/month")
+    assert prose.index("The current version") < prose.index("€59/month")
+    page.screenshot(path=str(SHOTS / "33-past-version-table.png"), full_page=True)
+
+
+def test_a_year_before_the_current_policy_with_no_such_version_is_not_answered(
+    page: Any,
+) -> None:
+    card = ask(page, "What were the hotel caps in 2019?")
+    text = card.inner_text()
+    assert "answer · checked" not in text.lower()  # never today's caps as 2019's
+    assert "That version is not in the documents you can read." in text
+    page.screenshot(path=str(SHOTS / "34-version-not-found.png"), full_page=True)
 
 
 def test_the_taxi_receipt_question_shows_the_answer_on_the_first_screen(page: Any) -> None:

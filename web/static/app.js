@@ -61,13 +61,20 @@ function tableEl(header, rows, cls) {
 const scrollingTable = (table) =>
   el("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Table (scrolls sideways)" }, table);
 // Split answer text into prose and tables: a run of lines starting with "|" is a table;
-// text after its last cell (the citation marker) stays with it.
+// text after its last cell (the citation marker) stays with it. A table may start within a
+// line, after a label ("Under the superseded version (…): | Plan | Price |"), when the next
+// line is its rule.
 function answerSegments(text) {
   const segments = [];
   let prose = [];
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
-    if (!lines[i].trim().startsWith("|")) { prose.push(lines[i]); continue; }
+    if (!lines[i].trim().startsWith("|")) {
+      const at = lines[i].indexOf("|");
+      if (at < 0 || i + 1 >= lines.length || !isRule(lines[i + 1])) { prose.push(lines[i]); continue; }
+      prose.push(lines[i].slice(0, at));
+      lines[i] = lines[i].slice(at);
+    }
     const run = [];
     while (i < lines.length && lines[i].trim().startsWith("|")) run.push(lines[i++]);
     i--;
