@@ -34,7 +34,9 @@ DEMO_USERS = (
     DemoUser("cy", "confidential", ("asker",), ("legal",), "confidential clearance, legal group"),
     DemoUser("eddie", "employee", ("asker", "editor"), ("People Ops",), "docs team: uploads"),
     DemoUser("otto", "employee", ("asker", "operator"), ("IT Security",), "ops: ingest jobs"),
-    DemoUser("admin", "restricted", ("admin",), (), "everything"),
+    DemoUser(
+        "admin", "restricted", ("admin",), (), "every role; no group, so not legal's documents"
+    ),
 )
 
 

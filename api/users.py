@@ -80,7 +80,7 @@ def _clean_list(values: Iterable[str]) -> list[str]:
 
 def checked_clearance(clearance: str, levels: Sequence[str]) -> str:
     if clearance not in levels:
-        raise InvalidInput(f"clearance {clearance!r} is not one of the levels {list(levels)}")
+        raise InvalidInput(f"clearance {clearance!r} is not one of the levels {', '.join(levels)}")
     return clearance
 
 

@@ -67,7 +67,7 @@ from render.prompt import RenderedPrompt
 
 QUOTED = re.compile(r"\"([^\"\n]{2,})\"|“([^”\n]{2,})”")
 ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…|\[\.\.\.\]|\[…\])\s*")
-NO_HITS = "No document the asker may read matched the question closely enough."
+NO_HITS = "No document you can read matched the question closely enough."
 UNVERIFIED = "The answer drafted from the documents could not be verified against them."
 NOT_STATED = DEFAULT_MISSING
 MIN_GROUNDING = 1 / 3

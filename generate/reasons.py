@@ -49,8 +49,7 @@ UNCLEAR = (
 )
 
 VERSION_MISSING = (
-    "The version the question asks about is not in the documents the asker may read; only a "
-    "later one is."
+    "The version the question asks about is not in the documents you can read; only a later one is."
 )
 
 SENTENCE_CHECKS = {

@@ -129,7 +129,7 @@ def trace_text(trace: dict[str, Any]) -> str:
         f"groups: {', '.join(principal.get('groups') or []) or '-'})",
         f"outcome: {trace['outcome']}{reason}   "
         f"index version {trace['index_version']}   "
-        f"backend {p.get('backend')} / {p.get('model')}",
+        f"backend {p.get('backend')}" + (f" / {p['model']}" if p.get("model") else ""),
         "",
         f"retrieved ({len(p.get('hits', []))}; "
         f"{p.get('chunks_dropped', 0)} dropped by the budget):",

@@ -29,9 +29,9 @@ class FolderLock:
             fh.close()
             raise IndexLocked(
                 f"the index in {self.folder} is open in {owner}; one process owns the "
-                "embedded index. Stop that process (or ingest through it: `docent serve` "
-                "ingests uploads itself), or set DOCENT_QDRANT_URL to a Qdrant server to "
-                "share the index between processes."
+                "embedded index. Stop that process or work through it (a running `docent "
+                "serve` answers questions and ingests uploads in its web UI and API), or set "
+                "DOCENT_QDRANT_URL to a Qdrant server to share the index between processes."
             ) from exc
         fh.seek(0)
         fh.truncate()
@@ -49,4 +49,8 @@ class FolderLock:
 
 
 def _argv() -> list[str]:
-    return [Path(sys.argv[0]).name, *sys.argv[1:3]] if sys.argv else ["python"]
+    """The program and its command ("docent serve"): an option's value may be cut off, or a
+    secret, so no options."""
+    if not sys.argv:
+        return ["python"]
+    return [Path(sys.argv[0]).name, *[a for a in sys.argv[1:] if not a.startswith("-")][:1]]

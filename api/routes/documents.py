@@ -109,19 +109,22 @@ def refuse_wider_replacements(
     return refuse_where(results, reason_of)
 
 
-def refuse_unseen_predecessors(services: Services, user: CurrentUser, *names: str | None) -> None:
+def refuse_unseen_predecessors(
+    services: Services, user: CurrentUser, fields: dict[str, str | None]
+) -> None:
     """``supersedes`` / ``superseded_by`` re-mark another document in place, so an upload may
-    only name one the uploader can read. A hidden and a missing name get the same answer."""
-    wanted = [n.strip() for n in names if n and n.strip()]
+    only name one the uploader can read. A hidden and a missing name get the same answer,
+    in the words a file's own field gets (``ingest.grant.unseen_version_refusal``)."""
+    wanted = {field: n.strip() for field, n in fields.items() if n and n.strip()}
     if not wanted:
         return
     levels = services.settings.access_levels
     with session_scope(services.sessions) as db:
-        docs = documents_by_source(db, wanted)
-        for name in wanted:
+        docs = documents_by_source(db, list(wanted.values()))
+        for field, name in wanted.items():
             doc = docs.get(name)
             if doc is None or not can_read(user, doc.access_level, doc.groups or (), levels):
-                raise InvalidInput(f"no document named {name!r} to supersede")
+                raise InvalidInput(f"{field} names no document you may read: {name!r}")
 
 
 def refuse_unseen_versions(
@@ -179,7 +182,9 @@ def upload(
         effective_date=effective_date,
         groups=groups,
     )
-    refuse_unseen_predecessors(services, user, supersedes, superseded_by)
+    refuse_unseen_predecessors(
+        services, user, {"supersedes": supersedes, "superseded_by": superseded_by}
+    )
     ingestor = ingestor_of(services)
     folder = new_upload_dir(settings)
     taken: set[str] = set()

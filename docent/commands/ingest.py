@@ -284,7 +284,8 @@ def docs_show(
         typer.echo(json.dumps(view))
         return
     for key, value in view["document"].items():
-        typer.echo(f"{key}: {value}")
+        shown = ", ".join(map(str, value)) if isinstance(value, list) else value
+        typer.echo(f"{key}: {'-' if shown in (None, '') else shown}")
     for chunk in view["chunks"]:
         heading = " > ".join(chunk["heading_path"])
         typer.echo(f"\n--- {chunk['id']} [{chunk['kind']}, {chunk['status']}] {heading}")

@@ -41,3 +41,22 @@ def test_a_deployment_may_open_them(make_env: Callable[..., ApiEnv]) -> None:
     for path in DOCS:
         assert env.client.get(path, follow_redirects=False).status_code == 200, path
     assert "/api/ask" in env.client.get("/openapi.json").json()["paths"]
+
+
+def test_the_readme_lists_every_operation_of_the_schema(env: ApiEnv) -> None:
+    """The README's endpoint list says how many operations there are and names the last
+    fixed part of each one's path: a new route must be documented."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("- **Endpoints** (", 1)[1].split("\n- **", 1)[0]
+    operations = [
+        (method.upper(), path)
+        for path, methods in env.get("ada", "/openapi.json").json()["paths"].items()
+        for method in methods
+    ]
+    assert block.startswith(f"{len(operations)} operations")
+    written = " ".join(block.split())
+    for method, path in operations:
+        fixed = [part for part in path.split("/") if part and not part.startswith("{")]
+        assert f"/{fixed[-1]}" in written and method in written, (method, path)

@@ -233,6 +233,27 @@ def test_an_uploads_own_versions_fields_may_name_only_documents_its_uploader_may
     assert registry.get("remote-work.md").status == "superseded"
 
 
+def test_the_upload_forms_versions_fields_refuse_a_hidden_name_as_a_missing_one(
+    make_env: Callable[..., ApiEnv], tmp_path: Path
+) -> None:
+    """The form's ``supersedes`` / ``superseded_by`` fields: a name the uploader may not read
+    is refused in the words a missing name gets, naming the field (not "to supersede" for
+    both), and nothing is written."""
+    env = make_env()
+    ingest_corpus(env.services, write_corpus(tmp_path / "corpus"))
+    page = [("pay.md", b"# Pay\n\n## Pay\n\nPay is reviewed yearly.\n")]
+    for field, hidden in (("supersedes", "severance.md"), ("superseded_by", "litigation-hold.md")):
+        said = {}
+        for name in (hidden, "no-such-policy.md"):
+            response = upload(env, "eddie", page, **{field: name})
+            assert response.status_code == 400, response.text
+            said[name] = response.json()["error"]["message"]
+        assert said[hidden] == f"{field} names no document you may read: {hidden!r}"
+        assert said["no-such-policy.md"] == said[hidden].replace(hidden, "no-such-policy.md")
+    assert env.services.ingestor.registry.get("pay.md") is None
+    assert env.services.ingestor.registry.get("severance.md").status == "current"
+
+
 SEVERANCE_V2 = (
     b"# Severance Guidelines\n\n## Severance pay\n\nSeverance pay is three weeks of salary.\n"
 )

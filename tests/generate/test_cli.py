@@ -186,6 +186,7 @@ def test_trace_show_reads_back_the_ask(docent: Docent) -> None:
     assert f"trace {trace_id}" in out
     assert "question: How long do approved refunds take to be paid?" in out
     assert "checks:" in out and "user prompt:" in out and '<doc id="refunds.md#' in out
+    assert "backend extractive" in out and "/ None" not in out  # no model: none named
     code, out, _ = docent("trace", "show", trace_id, "--json")
     trace = json.loads(out)
     assert trace["trace_id"] == trace_id and trace["payload"]["backend"] == "extractive"

@@ -95,6 +95,9 @@ def test_ingest_reingest_and_show_through_the_cli(env: dict[str, str], tmp_path:
 
     human = _docent(env, "docs", "show", "refunds.md")
     assert human.returncode == 0 and "refunds.md#0" in human.stdout
+    # Unset fields read "-" and lists as words, not Python's None and reprs.
+    assert "groups: -" in human.stdout and "superseded_by: -" in human.stdout
+    assert "None" not in human.stdout and "[]" not in human.stdout
 
 
 def test_bad_files_exit_1_and_still_print_the_json(env: dict[str, str], tmp_path: Path) -> None:

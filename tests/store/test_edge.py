@@ -154,3 +154,21 @@ def test_an_index_of_bare_sentence_vectors_is_refused_with_what_to_do(tmp_path: 
         assert again.count() == 1  # the refusal touched nothing
     finally:
         again.close()
+
+
+def test_the_lock_names_the_holders_command_without_its_options(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The holder "docent serve --port" read as a cut-off command; a value may be a secret."""
+    from store.lock import FolderLock
+
+    monkeypatch.setattr(sys, "argv", ["/x/bin/docent", "serve", "--port", "8731"])
+    held = FolderLock(tmp_path)
+    held.acquire()
+    try:
+        with pytest.raises(IndexLocked) as refused:
+            FolderLock(tmp_path).acquire()
+        assert f"is open in process {os.getpid()} (docent serve);" in refused.value.message
+        assert "--port" not in refused.value.message and "8731" not in refused.value.message
+    finally:
+        held.release()
