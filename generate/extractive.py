@@ -43,7 +43,7 @@ from generate.outcomes import answered
 from generate.pointers import pointers
 from generate.protocols import Generation
 from generate.question_types import ALL_RULES, Expectation, expect
-from generate.quoting import ambiguous, cite, differ_in_figures
+from generate.quoting import ambiguous, cite, differ_in_figures, under_heading
 from generate.reasons import UNCLEAR, VERSION_MISSING
 from generate.table_answers import superlative_table, table_answer
 from generate.text import collapse_space, content_words, split_sentences
@@ -277,7 +277,7 @@ class ExtractiveGenerator:
         picked = [best, *self._companions(best, block, expectation)]
         picked.sort(key=lambda s: s.unit.index)
         answer = " ".join(cite(s.unit.text, cid) for s in picked)
-        return answered(answer, [(cid, _joined(picked))], hits)
+        return answered(under_heading(answer, picked[0].unit), [(cid, _joined(picked))], hits)
 
     def _with_runner_up(
         self,

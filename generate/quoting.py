@@ -1,12 +1,17 @@
 """How quoted units become answer text: a citation marker placed before the final full
-stop, and the ``ambiguous`` outcome when the question picks none of several readings."""
+stop, a bare list's item under its heading, and the ``ambiguous`` outcome when the question
+picks none of several readings."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from docent.contracts import Ambiguous
 from generate.figures import answer_figures
+
+if TYPE_CHECKING:
+    from generate.unit_scoring import Unit
 
 
 def cite(sentence: str, cid: str) -> str:
@@ -31,3 +36,16 @@ def ambiguous(readings: Sequence[str], labels: Sequence[str]) -> Ambiguous:
     else:
         question = "Which of these do you mean?"
     return Ambiguous(tuple(readings[:3]), question)
+
+
+def under_heading(answer: str, first: Unit) -> str:
+    """A passage that is a bare list under its heading ("Non-reimbursable expenses" over
+    "- Alcohol, except at a client dinner approved in advance.") means what its heading
+    says: the answer names it, or the item reads as the opposite."""
+    chunk = first.hit.chunk
+    lines = [line.strip() for line in chunk.text.splitlines() if line.strip()]
+    if chunk.kind != "list" or len(chunk.heading_path) < 2 or not lines:
+        return answer
+    if not lines[0].startswith(("- ", "* ")):
+        return answer  # a lead-in sentence says what the items are
+    return f"{chunk.heading_path[-1]}: {answer}"

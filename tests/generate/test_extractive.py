@@ -4,6 +4,7 @@ versions; tables are in test_table_answers.py. What the user would see is checke
 ``verify``. The answer gate is open here (these tests are about which unit answers);
 tests/generate/test_answer_gate.py tests whether one should."""
 
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -369,3 +370,29 @@ def test_a_runner_up_inside_a_longer_quoted_figure_is_still_another_answer() -> 
     outcome = ask("What is the Lisbon rate?", [weekly, daily])
     assert isinstance(outcome, Answered)
     assert [c.id for c in outcome.citations] == ["a.md#0", "b.md#0"]
+
+
+def test_an_item_of_a_bare_list_is_answered_under_its_heading() -> None:
+    """ "- Alcohol, except at a client dinner approved in advance." under "Non-reimbursable
+    expenses" reads as the opposite without its heading (found in a user pass); a list
+    with a lead-in sentence says what its items are itself."""
+    items = {
+        "Alcohol, except at a client dinner approved in advance.": 0.8,
+        "Fines, including parking and speeding fines.": 0.2,
+    }
+    bare = hit(
+        "expenses.md#7",
+        items,
+        score=0.8,
+        heading_path=("Expenses and Travel Policy", "Non-reimbursable expenses"),
+        kind="list",
+    )
+    bare = replace(bare, chunk=replace(bare.chunk, text="\n".join(f"- {i}" for i in items)))
+    outcome = ask("Can I claim alcohol at a client dinner?", [bare])
+    assert isinstance(outcome, Answered)
+    assert outcome.answer.startswith(
+        "Non-reimbursable expenses: Alcohol, except at a client dinner approved in advance"
+    )
+    led = replace(bare, chunk=replace(bare.chunk, text="We never pay for:\n" + bare.chunk.text))
+    outcome = ask("Can I claim alcohol at a client dinner?", [led])
+    assert isinstance(outcome, Answered) and "Non-reimbursable" not in outcome.answer
