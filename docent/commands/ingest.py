@@ -296,8 +296,8 @@ def worker(
     concurrency: int | None = typer.Option(
         None,
         "--concurrency",
-        help="Worker processes. Default 1 in Qdrant local mode (one process owns the local "
-        "index folder; more is refused), else one per CPU core with a Qdrant server. The "
+        help="Worker processes. Default 1 on the embedded index (one process owns its "
+        "folder; more is refused), else one per CPU core with a Qdrant server. The "
         "cores are divided between them: each embeds on cores/N torch threads.",
     ),
     loglevel: str = typer.Option("INFO", "--loglevel", help="Celery log level."),
