@@ -233,6 +233,15 @@ def test_two_folders_in_one_job_each_read_with_their_own_manifest(
     assert {c.access_level for c in services.index.chunks_of("severance.pdf")} == {"confidential"}
 
 
+def test_one_file_named_alone_is_read_with_its_folders_manifest(
+    services: Services, tmp_path: Path
+) -> None:
+    hr = copy_sample(tmp_path / "hr", ["salary-bands.docx"])
+    status = ingest(services, [hr / "salary-bands.docx"])
+
+    assert status["errors"] == [] and _levels(services) == {"salary-bands.docx": "confidential"}
+
+
 def test_a_named_manifest_leaves_the_files_it_does_not_list_to_their_folders_manifest(
     services: Services, tmp_path: Path
 ) -> None:
