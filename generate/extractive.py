@@ -215,25 +215,22 @@ class ExtractiveGenerator:
         if old is None:
             return None
         successor = old.unit.hit.chunk.superseded_by
-        now_hits = [h for h in hits if h.chunk.status == "current"]
-        same_doc = [h for h in now_hits if h.chunk.source == successor]
-        now_scored = self._score(same_doc or now_hits, asked)
-        typed = [s for s in now_scored if _carries_type(s) or not wants_figure(asked.expectation)]
-        now = counterpart(old, typed) if same_doc else None
-        now = now or self._best(now_scored, asked.expectation)
-        if now is None:
-            # The current rule beside the old one even when no unit of it clears the bar: the
-            # closest unit of the successor's same section (and of the asked type), so the
-            # answer never hides that it changed, and never quotes another rule as it.
-            section = old.unit.hit.chunk.heading_path[1:]
-            counterparts = [
-                s
-                for s in now_scored
-                if s.unit.hit.chunk.source == successor
-                and s.unit.hit.chunk.heading_path[1:] == section
-                and (_carries_type(s) or not wants_figure(asked.expectation))
-            ]
-            now = max(counterparts, key=lambda s: s.score, default=None)
+        same_doc = [h for h in hits if h.chunk.status == "current" and h.chunk.source == successor]
+        typed = [
+            s
+            for s in self._score(same_doc, asked)
+            if _carries_type(s) or not wants_figure(asked.expectation)
+        ]
+        # The current rule beside the old one: the successor's unit that says what the old
+        # one says, else its closest unit of the same section. Never a sentence of another
+        # part or another document quoted as the rule now (when neither was retrieved, the
+        # answer stays marked superseded, without a "current version").
+        section = old.unit.hit.chunk.heading_path[1:]
+        now = counterpart(old, typed) or max(
+            (s for s in typed if s.unit.hit.chunk.heading_path[1:] == section),
+            key=lambda s: s.score,
+            default=None,
+        )
         parts = [(old, "Under the superseded version")]
         if now is not None:
             parts.append((now, "The current version"))

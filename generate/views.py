@@ -45,6 +45,10 @@ NONANSWER_TITLES = {
     "model_abstained": "No direct answer in the documents.",
     "unclear_evidence": "The documents do not answer this clearly.",
     "version_not_found": "That version is not in the documents you can read.",
+    "superseded_cited": (
+        "The passage that answers is from a superseded version, and the current version's "
+        "matching passage was not found."
+    ),
 }
 FAILED_CHECKS = "What was drafted did not hold up against the documents, so it is not shown."
 

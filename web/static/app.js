@@ -203,6 +203,8 @@ function excerptEl(r) {
   return quote;
 }
 
+const SUPERSEDED_ONLY = "The passage that answers is from a superseded version, and the current version's matching passage was not found.";
+
 // What a non-answer says first, by its reason (the CLI's wording: generate/views.py).
 function nonanswerTitle(data) {
   switch (data.reason_code) {
@@ -214,6 +216,8 @@ function nonanswerTitle(data) {
       return ["That version is not in the documents you can read.", "Only a later version is; its closest passages are below, for comparison."];
     case "unclear_evidence":
       return ["The documents don't answer this clearly.", data.missing || "None of the passages found stands out as the answer."];
+    case "superseded_cited":
+      return [SUPERSEDED_ONLY, "It is shown below, marked superseded, not as a checked answer."];
     default:
       return ["What was drafted did not hold up against the documents, so it is not shown.", data.missing || "Ask a person, or rephrase the question."];
   }
