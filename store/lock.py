@@ -29,8 +29,8 @@ class FolderLock:
             fh.close()
             raise IndexLocked(
                 f"the index in {self.folder} is open in {owner}; one process owns the "
-                "embedded index. Stop that process or work through it (a running `docent "
-                "serve` answers questions and ingests uploads in its web UI and API), or set "
+                "embedded index. Stop that process (a running `docent serve` answers "
+                "questions and ingests uploads itself, in its web UI and API), or set "
                 "DOCENT_QDRANT_URL to a Qdrant server to share the index between processes."
             ) from exc
         fh.seek(0)
