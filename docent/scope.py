@@ -40,6 +40,24 @@ class NamedCollection:
     def holds(self, source: str) -> bool:
         return source.startswith(self.prefixes)
 
+    def unnamed(self, question: str) -> str:
+        """The question without this collection's names ("… roll over at 37signals?" → "…
+        roll over?"). Once the search is held to the collection, its name says nothing about
+        which of its passages answers, and a sentence that repeats the name ("37signals
+        offers 20 days of vacation") won the rerank on the name alone."""
+        text = question
+        for name in sorted(self.names, key=len, reverse=True):  # "ACME Corp" before "Acme"
+            flags = 0 if name.isupper() else re.IGNORECASE
+            text = re.sub(
+                rf"(?:\b(?:at|in|for|from|of|by|with)\s+)?(?:the\s+)?(?<!\w){re.escape(name)}"
+                r"(?:'s|’s|')?(?!\w)",
+                " ",
+                text,
+                flags=flags,
+            )
+        text = re.sub(r"\s+([?.!,;:])", r"\1", " ".join(text.split()))
+        return text if text.strip(" ?.!,;:") else question
+
 
 @dataclass(frozen=True)
 class Collections:

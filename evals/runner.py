@@ -255,6 +255,7 @@ class ReplaySearcher:
             timings_ms=self.base.timings_ms,
             stages=self.base.stages,
             scope=self.base.scope,
+            asked=self.base.asked,
         )
 
 

@@ -106,7 +106,9 @@ class Asker:
                 f"dropped {leaked} hit(s) the principal may not read" if leaked else "",
             )
         ]
-        outcome, prompt, generation = self._answer(question, hits, checks, timings)
+        # A question naming a collection is answered as its passages were ranked: without
+        # the name (``docent.scope``), which every passage of the collection shares.
+        outcome, prompt, generation = self._answer(found.asked or question, hits, checks, timings)
         result = AskResult(
             trace_id=self._new_trace_id(),
             question=question,

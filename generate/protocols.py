@@ -34,6 +34,9 @@ class SearchResultLike(Protocol):
     @property
     def scope(self) -> str | None: ...
 
+    @property
+    def asked(self) -> str | None: ...
+
 
 class SearcherLike(Protocol):
     def search(

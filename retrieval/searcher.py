@@ -59,6 +59,8 @@ class SearchResult:
     timings_ms: Mapping[str, float]
     stages: Mapping[str, tuple[str, ...]]
     scope: str | None = None  # the collection the question named (``docent.scope``)
+    # The question as its passages were ranked for: without that collection's names.
+    asked: str | None = None
 
 
 def warm_caches(words: WordVectors | None, reranker: Reranker, chunks: Sequence[Chunk]) -> None:
@@ -188,6 +190,7 @@ class Searcher:
             timings_ms=MappingProxyType(dict(clock.ms)),
             stages=MappingProxyType(dict(stages)),
             scope=scope.label if scope else None,
+            asked=scope.unnamed(text) if scope else None,
         )
 
     def _run(
@@ -215,9 +218,11 @@ class Searcher:
             allowed = _Allowed(acl, principal.user_id)
             fusion = self._fuse(bm25_hits, vector_hits, allowed, scope)
         with clock.stage("rerank"):
-            reranked = self.reranker.rerank(text, fusion.candidates)
+            # Within a named collection its name tells none of its passages apart.
+            asked = scope.unnamed(text) if scope else text
+            reranked = self.reranker.rerank(asked, fusion.candidates)
             if self.order is not None:
-                reranked = self.order.order(text, reranked, self.words)
+                reranked = self.order.order(asked, reranked, self.words)
         with clock.stage("cut"):
             readable = [h for h in reranked if allowed(h.chunk)]
             ordered = supersession_order(readable, version_request(text))

@@ -23,6 +23,7 @@ class FixedSearchResult:
     timings_ms: Mapping[str, float] = field(default_factory=dict)
     stages: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     scope: str | None = None
+    asked: str | None = None
 
 
 class FixedSearcher:

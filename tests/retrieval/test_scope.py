@@ -7,13 +7,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from docent.contracts import Embedder, Principal
+from docent.contracts import Answered, Embedder, Principal
 from docent.scope import Collections
 from docent.settings import Settings
 from docent.wiring import Services
 from generate.ask import Asker
 from generate.extractive import ExtractiveGenerator
 from generate.trace import trace_payload
+from tests.generate.answering import OPEN
 from tests.retrieval.conftest import bump, make_settings, variant
 from tests.retrieval.corpus import make_chunk, write_chunks
 
@@ -39,6 +40,17 @@ def test_a_question_names_collections_by_whole_words_in_any_case() -> None:
     assert countries.scope("Can you tell us the US leave rules?") is countries.collections[0]
     assert countries.scope("can you tell us how leave works?") is None
     assert countries.scope("leave in britain?") is countries.collections[1]
+
+
+def test_a_question_without_its_collections_names() -> None:
+    acme = COLLECTIONS.collections[0]
+    assert acme.unnamed("How many vacation days can I roll over at Acme?") == (
+        "How many vacation days can I roll over?"
+    )
+    assert acme.unnamed("Does ACME Corp pay for jury duty?") == "Does pay for jury duty?"
+    assert acme.unnamed("What is Acme's 401k match?") == "What is 401k match?"
+    assert acme.unnamed("Is the acmeist style allowed at acme?") == "Is the acmeist style allowed?"
+    assert acme.unnamed("Acme?") == "Acme?"  # nothing else to ask: the question as it was
 
 
 def test_prefixes_sharing_a_name_are_one_collection() -> None:
@@ -90,6 +102,13 @@ def two_orgs(
                 heading=("Acme Leave", "Vacation"),
             ),
             make_chunk(
+                "acme-handbook/leave.md",
+                1,
+                "Acme offers 20 days of vacation at Acme every year. Your vacation time rolls "
+                "over year to year with a maximum bank of 27 days.",
+                heading=("Acme Leave", "Paid time off"),
+            ),
+            make_chunk(
                 "globex/leave.md",
                 0,
                 "Jury duty is paid leave for as long as you serve. Globex staff get 20 days of "
@@ -133,6 +152,24 @@ def test_the_scope_is_in_the_trace(two_orgs: Services) -> None:
     assert all(h.chunk.source.startswith("acme-handbook/") for h in result.hits)
     unscoped = asker.ask("Is jury duty paid?", EMPLOYEE)
     assert trace_payload(unscoped)["scope"] is None
+
+
+def test_the_collections_name_does_not_pick_the_answer(two_orgs: Services) -> None:
+    """Every passage of the collection shares its name: a sentence repeating it ("Acme
+    offers 20 days of vacation at Acme") won on the name alone (a user pass: "How many
+    vacation days can I roll over at 37signals?" was answered with the 20 days)."""
+    asker = Asker(
+        variant(two_orgs, collections=COLLECTIONS, threshold=0.0),
+        ExtractiveGenerator(gate=OPEN),
+        None,
+        budget_tokens=2000,
+    )
+    result = asker.ask("How many vacation days can I roll over at Acme?", EMPLOYEE)
+    assert result.scope == "acme-handbook/"
+    assert result.prompt is not None
+    assert result.prompt.question == "How many vacation days can I roll over?"
+    assert isinstance(result.outcome, Answered) and "27 days" in result.outcome.answer
+    assert "20 days" not in result.outcome.answer
 
 
 def test_a_small_collection_is_not_crowded_out_of_the_legs(two_orgs: Services) -> None:
