@@ -12,6 +12,7 @@ carry text from above the asker's level even if a searcher is wrong.
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -240,6 +241,17 @@ class Closest:
     excerpt: str | None
 
 
+_NUMBERING = re.compile(r"^\s*(?:[-*•]|\(?\d+[.)]|\(?[a-z][.)])\s+", re.IGNORECASE)
+
+
+def _same_unit(a: str, b: str) -> bool:
+    """The same sentence in two formats of one document: a Word copy numbers a list item
+    ("1. Generally speaking, …") that the Markdown one writes plainly."""
+    return " ".join(_NUMBERING.sub("", a).split()).casefold() == (
+        " ".join(_NUMBERING.sub("", b).split()).casefold()
+    )
+
+
 def closest_passages(result: AskResult) -> list[Closest]:
     """For a non-answer: the passages the asker may read (retrieval kept only those) where
     the answer most probably is, each with its excerpt — the answerer's own order first (the
@@ -269,7 +281,7 @@ def closest_passages(result: AskResult) -> list[Closest]:
         first = offered.nearest if offered else None
         # The same nearest sentence in another passage (a copy of the document in another
         # format) shows nothing new: the slot goes to the next passage.
-        if first and any(c.nearest == first for c in out):
+        if first and any(c.nearest and _same_unit(c.nearest, first) for c in out):
             continue
         out.append(Closest(hit, first, offered.text if offered else None))
         if len(out) == CLOSEST_PASSAGES:

@@ -327,3 +327,33 @@ def test_closest_excerpts_come_only_from_passages_the_asker_may_read() -> None:
     assert body["closest"] and all(c["excerpt"] for c in body["closest"])
     assert "salary.md#1" not in [c["id"] for c in body["closest"]]
     assert SECRET_SALARY not in json.dumps(body, ensure_ascii=False)
+
+
+def test_a_copy_of_a_passage_in_another_format_takes_no_second_slot() -> None:
+    """The Word copy numbers the item the Markdown writes plainly ("1. Generally speaking,
+    …"): the same nearest unit, so the next passage is shown instead (a user pass saw both)."""
+    item = "Generally speaking, gifts worth more than $100 must be declined."
+    markdown = make_hit(
+        "policies/gifts.md#0", item, rank=1, score=0.6, sentences=(item,), unit_scores=(0.6,)
+    )
+    word = make_hit(
+        "formats/policies__gifts.docx#0",
+        f"1. {item}",
+        rank=2,
+        score=0.6,
+        sentences=(f"1. {item}",),
+        unit_scores=(0.6,),
+    )
+    other = make_hit(
+        "policies/travel.md#0",
+        "Travel gifts are reported to Legal.",
+        rank=3,
+        score=0.5,
+        sentences=("Travel gifts are reported to Legal.",),
+        unit_scores=(0.5,),
+    )
+    strict = ExtractiveGenerator(weights=Weights(min_score=9.0))  # nothing answers
+    body = ask_json(
+        asker(FixedSearcher([markdown, word, other]), strict).ask("Gift limit?", EMPLOYEE)
+    )
+    assert [c["id"] for c in body["closest"]] == ["policies/gifts.md#0", "policies/travel.md#0"]
