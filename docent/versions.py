@@ -14,9 +14,13 @@ from docent.contracts import Chunk
 from docent.numbers import counting_words
 
 _YEAR = re.compile(r"\b(19[89]\d|20\d\d)\b")
+# "original" only before a word naming a version: "the original payment method" or "the
+# original receipt" asks for today's rule.
 _OLDER = re.compile(
-    r"\b(old|older|previous|prior|former|earlier|original|last year's|outdated|superseded|"
-    r"archived|used to|was it|were they|before the (change|update|new|current|latest))\b",
+    r"\b(old|older|previous|prior|former|earlier|last year's|outdated|superseded|"
+    r"archived|used to|was it|were they|before the (change|update|new|current|latest)|"
+    r"original (?:[\w-]+ )?(?:version|policy|policies|rules?|terms|wording|text|statement|handbook|"
+    r"guidelines?|pricing|plan))\b",
     re.IGNORECASE,
 )
 # "old" in an age ("my 12 year old", "a six-month-old", "how old must I be") asks for no

@@ -17,6 +17,9 @@ from tests.render.builders import make_chunk
         ),
         ("What did the Team plan cost in the 2023 pricing?", VersionRequest(year=2023, dated=True)),
         ("What was the old refund limit?", VersionRequest(older=True)),
+        ("What did the original refunds policy allow?", VersionRequest(older=True)),
+        # "original" in its ordinary sense asks for today's rule.
+        ("Do approved refunds go back to the original payment method?", None),
         ("What were the rules before 2025?", VersionRequest(before=2025, older=True)),
         ("How many days of annual leave do I get?", None),
         ("Which public holidays are there in 2026?", VersionRequest(year=2026)),
