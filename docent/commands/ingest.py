@@ -102,10 +102,14 @@ def _run_inline(ingestor: Ingestor, job_id: str, bar: Progress, task: TaskID, to
 
 def _watch_workers(ingestor: Ingestor, job_id: str, bar: Progress, task: TaskID) -> None:
     """Follow a job the workers run: they write progress to the DB; watch it there until
-    the job ends, with a hint when no worker takes it."""
-    started, hinted = time.monotonic(), False
+    the job ends, with a hint when no worker takes it or it stops moving."""
+    started = moved = time.monotonic()
+    hinted: set[str] = set()  # the states already hinted at
+    last: tuple[str, float] | None = None
     while True:
         status = ingestor.job_status(job_id)
+        if (status["state"], status["progress"]) != last:
+            last, moved = (status["state"], status["progress"]), time.monotonic()
         rate = "-" if status["chunks_per_s"] is None else f"{status['chunks_per_s']:.1f}"
         bar.update(
             task,
@@ -117,14 +121,33 @@ def _watch_workers(ingestor: Ingestor, job_id: str, bar: Progress, task: TaskID)
         )
         if status["state"] in ("succeeded", "failed", "cancelled"):
             return
-        if status["state"] == "queued" and not hinted and time.monotonic() - started > 30:
-            typer.echo(
-                f"waiting for a worker to take job {job_id}: is `docent worker` "
-                "running with the same DOCENT_BROKER_URL?",
-                err=True,
-            )
-            hinted = True
+        now = time.monotonic()
+        hint = worker_hint(job_id, status["state"], now - started, now - moved)
+        if hint is not None and status["state"] not in hinted:
+            typer.echo(hint, err=True)
+            hinted.add(status["state"])
         time.sleep(POLL_S)
+
+
+QUEUED_HINT_S = 30  # no worker took the job
+STALLED_HINT_S = 120  # a running job whose progress has not moved
+
+
+def worker_hint(job_id: str, state: str, waited_s: float, unmoved_s: float) -> str | None:
+    """What to tell someone watching a job the workers run, once per state: nobody took it,
+    or it stopped moving (its workers stopped, or the broker lost its queued tasks)."""
+    if state == "queued" and waited_s > QUEUED_HINT_S:
+        return (
+            f"waiting for a worker to take job {job_id}: is `docent worker` "
+            "running with the same DOCENT_BROKER_URL?"
+        )
+    if state == "running" and unmoved_s > STALLED_HINT_S:
+        return (
+            f"job {job_id} has not moved for {unmoved_s / 60:.0f} min: are its workers "
+            "running? A broker restarted without persistence loses the tasks it held; "
+            "`docent serve` on this data dir resumes the job's unfinished files."
+        )
+    return None
 
 
 class _EchoHandler(logging.Handler):
@@ -169,6 +192,7 @@ def ingest(
     Unchanged files are skipped; a file that cannot be read is reported and leaves what is
     indexed untouched. Exit code 1 when any file failed."""
     from docent.wiring import open_services
+    from ingest.errors import QueueUnavailable
 
     started = time.monotonic()
     with one_line_errors():
@@ -191,7 +215,17 @@ def ingest(
             show = sys.stdout.isatty() and not as_json
             if show:
                 _echo_embedder_choice()
-            _run_with_progress(ingestor, job_id, show)
+            try:
+                _run_with_progress(ingestor, job_id, show)
+            except QueueUnavailable:
+                # The job is kept, its files failed with the reason: --json still prints it.
+                if as_json:
+                    typer.echo(json.dumps(ingestor.job_status(job_id)))
+                typer.echo(
+                    f"job {job_id}: run `docent ingest` again once the broker answers",
+                    err=True,
+                )
+                raise
             status = ingestor.job_status(job_id)
         finally:
             services.close()

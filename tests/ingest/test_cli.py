@@ -169,3 +169,20 @@ def test_a_terminal_gets_a_progress_bar_and_json_mode_gets_only_json(
     assert code == 0, shown
     assert "chunks/s" not in shown and "embedding precision" not in shown
     assert json.loads(shown.strip())["documents"] == 2
+
+
+def test_a_broker_that_does_not_answer_still_prints_the_job(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """A user pass: with the broker down, `ingest --json` printed nothing, and nothing said
+    which job failed or what to do."""
+    corpus = copy_sample(tmp_path / "c", ["pricing.md"])
+    down = {**env, "DOCENT_BROKER_URL": "redis://127.0.0.1:1/0"}  # nothing listens there
+    result = _docent(down, "ingest", str(corpus), "--json")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    job = _json(result)
+    assert job["state"] == "failed" and job["documents"] == 0
+    assert [e["source"] for e in job["errors"]] == ["pricing.md"]
+    assert "start the broker" in job["errors"][0]["reason"]
+    assert f"job {job['job_id']}: run `docent ingest` again" in result.stderr
+    assert any(line.startswith("error: ") for line in result.stderr.splitlines())
