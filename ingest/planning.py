@@ -147,18 +147,20 @@ def folder_manifest(paths: Sequence[Path]) -> Path | None:
 
 
 def manifests_above(files: Sequence[PlannedFile], chosen: Path | None) -> list[str]:
-    """Every MANIFEST.csv in a folder holding a planned file or in one above it, but the
-    job's own (``chosen``). A file the job's manifest does not list takes its row from the
-    nearest of these that does (``ingest.task_metadata``): naming another folder's manifest,
-    or several folders at once, must not index a folder's confidential files at the
-    default level either."""
+    """Every MANIFEST.csv in a folder holding a planned file, up to the folder its source is
+    named from (the folder given, the root, or the manifest's folder; never above it, where
+    anyone who may write a shared folder could plant one), but the job's own (``chosen``).
+    Their rows under the job's manifest's, field by field (``ingest.task_metadata``):
+    naming another folder's manifest, or several folders at once, must not index a folder's
+    confidential files at the default level either."""
     own = chosen.resolve() if chosen is not None else None
     holds: dict[Path, bool] = {}  # folder -> it has a MANIFEST.csv (each asked once)
     found: set[str] = set()
     for planned in files:
         if planned.error is not None:
             continue
-        for folder in planned.path.parents:
+        depth = len(Path(planned.source).parts)  # the source's folders, then its base
+        for folder in planned.path.parents[:depth]:
             if folder not in holds:
                 holds[folder] = (folder / MANIFEST_NAME).is_file()
             manifest = folder / MANIFEST_NAME

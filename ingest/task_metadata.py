@@ -33,6 +33,7 @@ from ingest.grant import (
     version_names,
 )
 from ingest.metadata import (
+    FIELDS,
     ManifestRow,
     check_successors,
     doc_id_for,
@@ -139,28 +140,31 @@ class TaskMetadata:
         )
 
     def _manifest_row(self, task: jobs.FileTask) -> ManifestRow | None:
-        """The file's row in the job's manifest, else in the nearest manifest of a folder
-        holding it that lists it (``planning.manifests_above``; older jobs have none)."""
-        manifest = task.params.get("manifest")
-        if manifest:
-            folder = Path(manifest).parent
+        """The file's rows in the manifests of the folders holding it (outermost first) and
+        in the job's manifest, merged field by field, a blank cell skipped: a named manifest
+        of owners or dates leaves a folder manifest's level in force (older jobs record no
+        folder manifests)."""
+        rows: list[ManifestRow] = []
+        above = [Path(m) for m in task.params.get("folder_manifests") or ()]
+        for manifest in sorted(above, key=lambda m: len(m.parts)):
+            if task.path.is_relative_to(manifest.parent):
+                key = task.path.relative_to(manifest.parent).as_posix()
+                rows += [r for r in [self.manifest_rows(manifest).get(key)] if r is not None]
+        named = task.params.get("manifest")
+        if named:
+            folder = Path(named).parent
             key = (
                 task.path.relative_to(folder).as_posix()
                 if task.path.is_relative_to(folder)
                 else task.source
             )
-            row = self.manifest_rows(Path(manifest)).get(key)
-            if row is not None:
-                return row
-        above = [Path(m) for m in task.params.get("folder_manifests") or ()]
-        for nearest in sorted(above, key=lambda m: len(m.parts), reverse=True):
-            if task.path.is_relative_to(nearest.parent):
-                row = self.manifest_rows(nearest).get(
-                    task.path.relative_to(nearest.parent).as_posix()
-                )
-                if row is not None:
-                    return row
-        return None
+            rows += [r for r in [self.manifest_rows(Path(named)).get(key)] if r is not None]
+        if not rows:
+            return None
+        fields: dict[str, str] = {}
+        for row in rows:
+            fields.update(row.fields())
+        return replace(rows[-1], **{name: fields.get(name) for name in FIELDS})
 
     def manifest_rows(self, manifest: Path) -> dict[str, ManifestRow]:
         if not manifest.is_file():

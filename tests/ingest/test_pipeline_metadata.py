@@ -104,11 +104,12 @@ def test_manifest_superseded_by_in_one_batch_and_as_a_later_remark(
 ) -> None:
     corpus = copy_sample(tmp_path / "c", ["pricing.md", "pricing-2023.md"])
     manifest = corpus / "MANIFEST.csv"
-    # First without the manifest's superseded_by: both current (a manifest of the same
-    # folder, so its rows win over the folder's own MANIFEST.csv).
-    plain = corpus / "plain.csv"
-    plain.write_text(manifest.read_text().replace(",pricing.md,", ",,"))
-    ingest(services, [corpus], root=corpus, manifest=plain)
+    # First without the manifest's superseded_by: both current (a blank cell is "not set
+    # here", so the folder's own manifest is written without it, then as it was).
+    written = manifest.read_text()
+    manifest.write_text(written.replace(",pricing.md,", ",,"))
+    ingest(services, [corpus], root=corpus, manifest=manifest)
+    manifest.write_text(written)
     assert _statuses(services, "pricing-2023.md") == {("current", None)}
     points = {pid for pid, p in snapshot(services).items() if p["source"] == "pricing-2023.md"}
 
@@ -256,6 +257,34 @@ def test_a_named_manifest_leaves_the_files_it_does_not_list_to_their_folders_man
 
     assert status["errors"] == [] and status["state"] == "succeeded"
     assert _levels(services) == {"salary-bands.docx": "confidential", "pricing.md": "confidential"}
+
+
+def test_a_named_manifest_row_without_a_level_keeps_the_folders_level(
+    services: Services, tmp_path: Path
+) -> None:
+    """Rows merge field by field: a manifest of owners leaves the folder's level in force
+    (a review found a whole-row win lowering salary bands to the default level)."""
+    hr = copy_sample(tmp_path / "hr", ["salary-bands.docx"])
+    owners = tmp_path / "owners"
+    owners.mkdir()
+    (owners / "MANIFEST.csv").write_text("path,owner,access_level\nsalary-bands.docx,Alice,\n")
+    status = ingest(services, [hr], manifest=owners / "MANIFEST.csv")
+
+    assert status["errors"] == []
+    [doc] = services.ingestor.documents()
+    assert (doc["access_level"], doc["owner"]) == ("confidential", "Alice")
+
+
+def test_a_manifest_above_the_folder_named_is_not_read(services: Services, tmp_path: Path) -> None:
+    """Only the folders from the one named down: a MANIFEST.csv in a shared folder above
+    it (anyone may write /tmp) neither sets a level nor fails the job."""
+    (tmp_path / "MANIFEST.csv").write_text("path,access_level\nhr/salary-bands.docx,public\n")
+    hr = copy_sample(tmp_path / "hr", ["salary-bands.docx"])
+    status = ingest(services, [hr / "salary-bands.docx"])
+
+    assert status["errors"] == [] and _levels(services) == {"salary-bands.docx": "confidential"}
+    (tmp_path / "MANIFEST.csv").write_text("no,path,column\n")
+    assert ingest(services, [hr / "salary-bands.docx"])["errors"] == []
 
 
 def test_a_malformed_folder_manifest_fails_the_submit_and_records_nothing(
