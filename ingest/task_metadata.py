@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -164,7 +165,8 @@ class TaskMetadata:
         fields: dict[str, str] = {}
         for row in rows:
             fields.update(row.fields())
-        return replace(rows[-1], **{name: fields.get(name) for name in FIELDS})
+        merged: dict[str, Any] = {name: fields.get(name) for name in FIELDS}
+        return replace(rows[-1], **merged)
 
     def manifest_rows(self, manifest: Path) -> dict[str, ManifestRow]:
         if not manifest.is_file():
