@@ -19,8 +19,8 @@ _YEAR = re.compile(r"\b(19[89]\d|20\d\d)\b")
 _OLDER = re.compile(
     r"\b(old|older|previous|prior|former|earlier|last year's|outdated|superseded|"
     r"archived|used to|was it|were they|before the (change|update|new|current|latest)|"
-    r"original (?:[\w-]+ )?(?:version|policy|policies|rules?|terms|wording|text|statement|handbook|"
-    r"guidelines?|pricing|plan))\b",
+    r"original (?:[\w-]+ )?(?:version|policy|policies|rules?|terms|wording|text|statement|"
+    r"handbook|guidelines?))\b",
     re.IGNORECASE,
 )
 # "old" in an age ("my 12 year old", "a six-month-old", "how old must I be") asks for no
@@ -53,11 +53,18 @@ _DATED = re.compile(
 # was …", "Did …"): a year in it names the rule in force then, as "the 2019 policy" does.
 # Only the asking verb counts, within three words of the question word, so "What leave do
 # I get if I was hired in 2019?" still asks for today's rule.
+# A year put first ("In 2019, what were …") counts; a clause about the asker ("What if I
+# was hired in 2019?") does not.
 _PAST_ASK = re.compile(
-    r"^\W*(?:(?:what|which|who|when|where|why|how(?:\s+(?:much|many|long|often|far))?)\s+"
-    r"(?:[\w'-]+\s+){0,3})?(?:was|were|did|used to)\b",
+    r"^\W*(?:(?:back\s+)?in\s+(?:19[89]\d|20\d\d)\s*,?\s*)?"
+    r"(?:(?:what|which|who|when|where|why|how(?:\s+(?:much|many|long|often|far))?)\s+"
+    r"(?:(?!(?:if|when|whether|i|we|you|they|he|she|since|because|after|before)\b)"
+    r"[\w'-]+\s+){0,3})?(?:was|were|did|used to)\b",
     re.IGNORECASE,
 )
+# "original" alone names a version in a question asked in the past tense ("What was the
+# original refund window?"), not in today's ("the original payment method").
+_ORIGINAL = re.compile(r"\boriginal\b", re.IGNORECASE)
 # A year in a question about the future ("What will the hotel cap be in 2027?") names no
 # past version.
 _FUTURE = re.compile(r"\b(?:will|won't|going to|upcoming|next year)\b", re.IGNORECASE)
@@ -80,10 +87,13 @@ def version_request(question: str) -> VersionRequest | None:
     if before:
         return VersionRequest(before=int(before.group(1)), older=True)
     years = [int(y) for y in _YEAR.findall(question)]
-    older = bool(_OLDER.search(_AGE.sub(" ", question)))
-    if years and _VERSIONISH.search(question) and not _FUTURE.search(question):
-        dated = bool(_DATED.search(question) or _PAST_ASK.search(question))
-        return VersionRequest(year=years[0], older=older, dated=dated)
+    past = bool(_PAST_ASK.search(question))
+    older = bool(_OLDER.search(_AGE.sub(" ", question))) or (
+        past and bool(_ORIGINAL.search(question))
+    )
+    named = bool(_DATED.search(question))  # "the 2022 policy": a version, whatever the tense
+    if years and _VERSIONISH.search(question) and (named or not _FUTURE.search(question)):
+        return VersionRequest(year=years[0], older=older, dated=named or past)
     if older:
         return VersionRequest(older=True)
     return None

@@ -48,6 +48,7 @@ from generate.reasons import UNCLEAR, VERSION_MISSING
 from generate.table_answers import superlative_table, table_answer
 from generate.text import collapse_space, content_words, split_sentences
 from generate.unit_scoring import (
+    ACROSS_SECTIONS_SHARE,
     GENERIC_WORDS,
     Scored,
     Weights,
@@ -226,10 +227,11 @@ class ExtractiveGenerator:
         # part or another document quoted as the rule now (when neither was retrieved, the
         # answer stays marked superseded, without a "current version").
         section = old.unit.hit.chunk.heading_path[1:]
-        now = counterpart(old, typed) or max(
-            (s for s in typed if s.unit.hit.chunk.heading_path[1:] == section),
-            key=lambda s: s.score,
-            default=None,
+        same_part = [s for s in typed if s.unit.hit.chunk.heading_path[1:] == section]
+        now = (
+            counterpart(old, same_part)
+            or counterpart(old, typed, ACROSS_SECTIONS_SHARE)
+            or max(same_part, key=lambda s: s.score, default=None)
         )
         parts = [(old, "Under the superseded version")]
         if now is not None:

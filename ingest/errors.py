@@ -3,7 +3,7 @@
 DocentError
 └── IngestError                      ingest went wrong in a way that is not one file's fault
 Unavailable
-└── QueueUnavailable                 the broker did not take a file; the job stays queued
+└── QueueUnavailable                 the broker did not take a file; its files fail, retryable
 InvalidInput
 └── IngestFileError                  one file cannot be ingested: "<source>: <reason>"
     ├── DiskFull                     no room on the data dir's disk (retryable: free space)

@@ -104,12 +104,13 @@ def _watch_workers(ingestor: Ingestor, job_id: str, bar: Progress, task: TaskID)
     """Follow a job the workers run: they write progress to the DB; watch it there until
     the job ends, with a hint when no worker takes it or it stops moving."""
     started = moved = time.monotonic()
-    hinted: set[str] = set()  # the states already hinted at
-    last: tuple[str, float] | None = None
+    hinted: set[str] = set()  # one hint per state: a watcher is told once, not every poll
+    last: tuple[Any, ...] | None = None
     while True:
         status = ingestor.job_status(job_id)
-        if (status["state"], status["progress"]) != last:
-            last, moved = (status["state"], status["progress"]), time.monotonic()
+        now_at = tuple(status[k] for k in ("state", "progress", "files_done", "chunks"))
+        if now_at != last:
+            last, moved = now_at, time.monotonic()
         rate = "-" if status["chunks_per_s"] is None else f"{status['chunks_per_s']:.1f}"
         bar.update(
             task,
@@ -143,9 +144,10 @@ def worker_hint(job_id: str, state: str, waited_s: float, unmoved_s: float) -> s
         )
     if state == "running" and unmoved_s > STALLED_HINT_S:
         return (
-            f"job {job_id} has not moved for {unmoved_s / 60:.0f} min: are its workers "
-            "running? A broker restarted without persistence loses the tasks it held; "
-            "`docent serve` on this data dir resumes the job's unfinished files."
+            f"job {job_id} has not moved for {unmoved_s / 60:.0f} min: a large file may still "
+            "be embedding, or its workers stopped, or a broker restarted without persistence "
+            "lost the tasks it held; if so, run `docent ingest` on the same files again "
+            "(files already indexed are skipped)."
         )
     return None
 
@@ -222,7 +224,8 @@ def ingest(
                 if as_json:
                     typer.echo(json.dumps(ingestor.job_status(job_id)))
                 typer.echo(
-                    f"job {job_id}: run `docent ingest` again once the broker answers",
+                    f"job {job_id}: once the broker answers, retry the job (the jobs page, "
+                    f"POST /api/jobs/{job_id}/retry) or run `docent ingest` again",
                     err=True,
                 )
                 raise

@@ -18,8 +18,11 @@ from tests.render.builders import make_chunk
         ("What did the Team plan cost in the 2023 pricing?", VersionRequest(year=2023, dated=True)),
         ("What was the old refund limit?", VersionRequest(older=True)),
         ("What did the original refunds policy allow?", VersionRequest(older=True)),
-        # "original" in its ordinary sense asks for today's rule.
+        # "original" in its ordinary sense asks for today's rule; asked in the past tense,
+        # for the first version.
         ("Do approved refunds go back to the original payment method?", None),
+        ("Can I keep my original plan price after the change?", None),
+        ("What was the original refund window?", VersionRequest(older=True)),
         ("What were the rules before 2025?", VersionRequest(before=2025, older=True)),
         ("How many days of annual leave do I get?", None),
         ("Which public holidays are there in 2026?", VersionRequest(year=2026)),
@@ -27,11 +30,18 @@ from tests.render.builders import make_chunk
         ("What were the hotel caps in 2019?", VersionRequest(year=2019, dated=True)),
         ("How much was the mileage rate in 2020?", VersionRequest(year=2020, dated=True)),
         ("Did the refund window in 2022 cover sale items?", VersionRequest(year=2022, dated=True)),
+        ("In 2019, what were the hotel caps?", VersionRequest(year=2019, dated=True)),
         # … but not a past-tense clause about the asker …
         ("What leave do I get if I was hired in 2019?", VersionRequest(year=2019)),
+        ("What if I was hired in 2020, am I eligible?", VersionRequest(year=2020)),
         # … and a question about the future names no past version.
         ("What will the hotel cap be in 2027?", None),
         ("What will the mileage rate be from June 2027?", None),
+        # A version named outright stays one, whatever the tense.
+        (
+            "Under the 2022 policy, will I get a full refund after 20 days?",
+            VersionRequest(year=2022, dated=True),
+        ),
         # An age is not a version.
         ("my 12 year old nephew wants his own github account, is he allowed?", None),
         ("Can I bring my 6-month-old to the office?", None),

@@ -16,7 +16,8 @@ def test_a_running_job_that_stopped_moving_says_what_resumes_it() -> None:
     assert worker_hint("j2", "running", 600, STALLED_HINT_S - 1) is None
     hint = worker_hint("j2", "running", 600, 180)
     assert hint is not None and "has not moved for 3 min" in hint
-    assert "docent serve" in hint and "persistence" in hint
+    assert "may still be embedding" in hint and "persistence" in hint
+    assert "run `docent ingest` on the same files again" in hint
 
 
 def test_a_finished_job_needs_no_hint() -> None:

@@ -184,5 +184,5 @@ def test_a_broker_that_does_not_answer_still_prints_the_job(
     assert job["state"] == "failed" and job["documents"] == 0
     assert [e["source"] for e in job["errors"]] == ["pricing.md"]
     assert "start the broker" in job["errors"][0]["reason"]
-    assert f"job {job['job_id']}: run `docent ingest` again" in result.stderr
+    assert f"job {job['job_id']}: once the broker answers, retry the job" in result.stderr
     assert any(line.startswith("error: ") for line in result.stderr.splitlines())

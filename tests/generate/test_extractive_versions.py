@@ -1,0 +1,181 @@
+"""The extractive answerer and versions, over hand-built hits (as test_extractive.py): the
+current rule over a superseded one, a question naming a past version answered from it with
+the current rule beside it — its counterpart, never another part's or document's sentence."""
+
+from datetime import date
+
+import pytest
+
+from docent.contracts import Answered, Hit, InsufficientEvidence
+from tests.generate.answering import ask, hit
+from tests.render.builders import make_hit
+
+
+def superseded_pair(current_rank: int) -> list[Hit]:
+    old = hit(
+        "refunds-2022.md#1",
+        {"A support team lead may approve refunds up to €500.": 0.8},
+        rank=1 if current_rank == 2 else 2,
+        score=0.8,
+        heading_path=("Refunds Policy 2022", "Approval"),
+        effective_date=date(2022, 4, 1),
+        status="superseded",
+        superseded_by="refunds.md",
+        title="Refunds Policy 2022",
+    )
+    new = hit(
+        "refunds.md#2",
+        {"A support team lead may approve refunds up to €1,000.": 0.78},
+        rank=current_rank,
+        score=0.7,
+        heading_path=("Refunds Policy", "Approval"),
+        effective_date=date(2025, 3, 1),
+        title="Refunds Policy",
+    )
+    return sorted([old, new], key=lambda h: h.rank)
+
+
+@pytest.mark.parametrize("current_rank", [1, 2])
+def test_picks_the_current_figure_over_the_superseded_one(current_rank: int) -> None:
+    outcome = ask(
+        "How much can a support team lead approve for refunds?", superseded_pair(current_rank)
+    )
+    assert isinstance(outcome, Answered)
+    assert "€1,000" in outcome.answer and "€500" not in outcome.answer
+    assert [c.status for c in outcome.citations] == ["current"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How much could a support team lead approve for refunds under the 2022 policy?",
+        "What was the old approval limit for refunds by a support team lead?",
+    ],
+)
+def test_a_question_naming_a_past_version_is_answered_from_it_beside_the_current(
+    question: str,
+) -> None:
+    outcome = ask(question, superseded_pair(1))
+    assert isinstance(outcome, Answered)
+    first, second = outcome.answer.split("\n")
+    assert first.startswith("Under the superseded version (effective 2022-04-01):")
+    assert "€500" in first and "€1,000" in second
+    assert second.startswith("The current version (effective 2025-03-01):")
+    assert [c.status for c in outcome.citations] == ["superseded", "current"]
+
+
+def test_the_current_rule_is_shown_beside_the_old_even_when_it_scores_below_the_bar() -> None:
+    old, new = superseded_pair(2)
+    # The successor's block says it in other words, too far from the question to answer it
+    # alone; without it beside the old rule, the checks refuse the answer (successor shown,
+    # not cited) and a past-version question gets nothing.
+    reworded = make_hit(
+        "refunds.md#2",
+        "Leads sign off on customer reimbursements of at most €1,000.",
+        rank=2,
+        score=0.2,
+        sentences=("Leads sign off on customer reimbursements of at most €1,000.",),
+        unit_scores=(0.1,),
+        heading_path=("Refunds Policy", "Approval"),
+        effective_date=new.chunk.effective_date,
+        title="Refunds Policy",
+        source="refunds.md",
+    )
+    outcome = ask(
+        "What was the old approval limit for refunds by a support team lead?", [old, reworded]
+    )
+    assert isinstance(outcome, Answered)
+    first, second = outcome.answer.split("\n")
+    assert "€500" in first and second.startswith("The current version (effective 2025-03-01):")
+    assert "€1,000" in second
+    assert [c.status for c in outcome.citations] == ["superseded", "current"]
+
+
+@pytest.mark.parametrize("closeness", [0.2, 0.9])
+def test_another_section_of_the_successor_is_never_quoted_as_the_current_rule(
+    closeness: float,
+) -> None:
+    """However close to the question (0.9: a user pass saw a DMCA policy's "merit of their
+    claims" quoted as the current rule on counter notices)."""
+    old, _ = superseded_pair(2)
+    eligibility = make_hit(
+        "refunds.md#5",
+        "Customers must return the item within 30 days to be eligible.",
+        rank=2,
+        score=0.3,
+        sentences=("Customers must return the item within 30 days to be eligible.",),
+        unit_scores=(closeness,),
+        heading_path=("Refunds Policy", "Eligibility"),
+        effective_date=date(2025, 3, 1),
+        title="Refunds Policy",
+        source="refunds.md",
+    )
+    outcome = ask(
+        "What was the old approval limit for refunds by a support team lead?", [old, eligibility]
+    )
+    # Not "the current version: … within 30 days …": with no current approval rule shown,
+    # the old rule alone fails the checks (its successor is shown and not cited).
+    assert not isinstance(outcome, Answered)
+
+
+def test_a_like_worded_sentence_of_another_section_is_not_the_counterpart() -> None:
+    """A review: "Refunds to business accounts are approved by finance within 10 days"
+    (another section) shares many of "Approved refunds are paid within 10 business days"'s
+    words, the figure among them; it is not the current processing rule."""
+    old = hit(
+        "refunds-2022.md#3",
+        {"Approved refunds are paid within 10 business days.": 0.8},
+        score=0.7,
+        heading_path=("Refunds Policy 2022", "Processing time"),
+        status="superseded",
+        superseded_by="refunds.md",
+        effective_date=date(2022, 4, 1),
+        title="Refunds Policy 2022",
+    )
+    business = hit(
+        "refunds.md#6",
+        {"Refunds to business accounts are approved by finance within 10 days of a request.": 0.8},
+        rank=2,
+        score=0.7,
+        heading_path=("Refunds Policy", "Business accounts"),
+        effective_date=date(2025, 3, 1),
+        title="Refunds Policy",
+    )
+    outcome = ask(
+        "How long did approved refunds take to be paid under the old policy?", [old, business]
+    )
+    assert not (isinstance(outcome, Answered) and "business accounts" in outcome.answer)
+
+
+def test_another_documents_rule_is_never_quoted_as_the_current_version() -> None:
+    old, _ = superseded_pair(2)
+    handbook = make_hit(
+        "handbook.md#9",
+        "A support team lead may approve goodwill credits up to €200.",
+        rank=2,
+        score=0.8,
+        sentences=("A support team lead may approve goodwill credits up to €200.",),
+        unit_scores=(0.9,),
+        heading_path=("Handbook", "Support"),
+        effective_date=date(2024, 1, 1),
+    )
+    outcome = ask(
+        "What was the old approval limit for refunds by a support team lead?", [old, handbook]
+    )
+    assert isinstance(outcome, Answered) and "€500" in outcome.answer
+    assert "The current version" not in outcome.answer and "€200" not in outcome.answer
+
+
+def test_a_superseded_block_whose_successor_is_present_is_never_quoted() -> None:
+    old = superseded_pair(2)[0]
+    off_topic = hit(
+        "refunds.md#9",
+        {"Marketplace add-ons sold by third parties are not refunded.": 0.2},
+        rank=2,
+        score=0.3,
+        heading_path=("Refunds Policy", "Non-refundable items"),
+    )
+    question = "How much can a support team lead approve for refunds?"
+    assert isinstance(ask(question, [old, off_topic]), InsufficientEvidence)
+    alone = ask(question, [old])  # without its successor, a superseded block may answer
+    assert isinstance(alone, Answered) and alone.citations[0].status == "superseded"
