@@ -49,14 +49,15 @@ class NamedCollection:
         for name in sorted(self.names, key=len, reverse=True):  # "ACME Corp" before "Acme"
             flags = 0 if name.isupper() else re.IGNORECASE
             text = re.sub(
-                rf"(?:\b(?:at|in|for|from|of|by|with)\s+)?(?:the\s+)?(?<!\w){re.escape(name)}"
-                r"(?:'s|’s|')?(?!\w)",
+                rf"(?:\b(?:at|in|for|from|of|by|with)\s+)?(?:the\s+)?(?<![\w-]){re.escape(name)}"
+                r"(?:'s|’s|')?(?![\w-])",
                 " ",
                 text,
                 flags=flags,
             )
         text = re.sub(r"\s+([?.!,;:])", r"\1", " ".join(text.split()))
-        return text if text.strip(" ?.!,;:") else question
+        # A question about the name itself ("What does TTS stand for?") keeps it.
+        return text if len(_CONTENT.findall(text)) >= 2 else question
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,16 @@ class Collections:
         """The one collection a question is about, or None (it names none, or several)."""
         named = self.named(question)
         return named[0] if len(named) == 1 else None
+
+
+# A word that carries meaning (three letters or more, not a question or helper word): the
+# unnamed question must keep two of them.
+_CONTENT = re.compile(
+    r"\b(?!(?:what|which|who|whom|whose|when|where|why|how|does|did|the|and|for|are|was|"
+    r"were|can|could|should|would|will|has|have|had|our|your|you|its|this|that)\b)"
+    r"[A-Za-z]{3,}\b",
+    re.IGNORECASE,
+)
 
 
 def _key(name: str) -> str:

@@ -107,9 +107,11 @@ class Asker:
                 f"dropped {leaked} hit(s) the principal may not read" if leaked else "",
             )
         ]
-        # A question naming a collection is answered as its passages were ranked: without
-        # the name (``docent.scope``), which every passage of the collection shares.
-        outcome, prompt, generation = self._answer(found.asked or question, hits, checks, timings)
+        # A question naming a collection is answered by the extractive backend as its
+        # passages were ranked: without the name (``docent.scope``), which every passage of
+        # the collection shares. A model reads the question as asked.
+        read = found.asked if found.asked and self.generator.backend == "extractive" else None
+        outcome, prompt, generation = self._answer(read or question, hits, checks, timings)
         result = AskResult(
             trace_id=self._new_trace_id(),
             question=question,

@@ -179,9 +179,10 @@ class Searcher:
         excluded = frozenset(exclude_chunk_ids)
         clock = _Clock()
         scope = self.collections.scope(text)
+        asked = scope.unnamed(text) if scope else None  # what the rerank reads
         with clock.stage("total"):
             kept, dropped, version, stages = self._run(
-                text, principal, k, bar, pending, excluded, clock, scope
+                text, principal, k, bar, pending, excluded, clock, scope, asked
             )
         return SearchResult(
             hits=tuple(kept),
@@ -190,7 +191,7 @@ class Searcher:
             timings_ms=MappingProxyType(dict(clock.ms)),
             stages=MappingProxyType(dict(stages)),
             scope=scope.label if scope else None,
-            asked=scope.unnamed(text) if scope else None,
+            asked=asked,
         )
 
     def _run(
@@ -203,6 +204,7 @@ class Searcher:
         excluded: frozenset[str],
         clock: _Clock,
         scope: NamedCollection | None,
+        asked: str | None,
     ) -> tuple[list[Hit], list[Hit], int, dict[str, tuple[str, ...]]]:
         with clock.stage("version"):
             version = self.current_version()
@@ -219,10 +221,9 @@ class Searcher:
             fusion = self._fuse(bm25_hits, vector_hits, allowed, scope)
         with clock.stage("rerank"):
             # Within a named collection its name tells none of its passages apart.
-            asked = scope.unnamed(text) if scope else text
-            reranked = self.reranker.rerank(asked, fusion.candidates)
+            reranked = self.reranker.rerank(asked or text, fusion.candidates)
             if self.order is not None:
-                reranked = self.order.order(asked, reranked, self.words)
+                reranked = self.order.order(asked or text, reranked, self.words)
         with clock.stage("cut"):
             readable = [h for h in reranked if allowed(h.chunk)]
             ordered = supersession_order(readable, version_request(text))

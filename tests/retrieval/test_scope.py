@@ -48,9 +48,12 @@ def test_a_question_without_its_collections_names() -> None:
         "How many vacation days can I roll over?"
     )
     assert acme.unnamed("Does ACME Corp pay for jury duty?") == "Does pay for jury duty?"
-    assert acme.unnamed("What is Acme's 401k match?") == "What is 401k match?"
+    assert acme.unnamed("What is Acme's 401k match rate?") == "What is 401k match rate?"
     assert acme.unnamed("Is the acmeist style allowed at acme?") == "Is the acmeist style allowed?"
-    assert acme.unnamed("Acme?") == "Acme?"  # nothing else to ask: the question as it was
+    # A question about the name itself keeps it; so does a word built on it.
+    assert acme.unnamed("Acme?") == "Acme?"
+    assert acme.unnamed("What does ACME Corp stand for?") == "What does ACME Corp stand for?"
+    assert acme.unnamed("Is the rule Acme-wide?") == "Is the rule Acme-wide?"
 
 
 def test_prefixes_sharing_a_name_are_one_collection() -> None:
