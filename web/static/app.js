@@ -71,7 +71,7 @@ function answerSegments(text) {
   for (let i = 0; i < lines.length; i++) {
     if (!lines[i].trim().startsWith("|")) {
       const at = lines[i].indexOf("|");
-      if (at < 0 || i + 1 >= lines.length || !isRule(lines[i + 1])) { prose.push(lines[i]); continue; }
+      if (at < 0 || i + 1 >= lines.length || !lines[i + 1].includes("|") || !isRule(lines[i + 1])) { prose.push(lines[i]); continue; }
       prose.push(lines[i].slice(0, at));
       lines[i] = lines[i].slice(at);
     }
@@ -217,7 +217,7 @@ function nonanswerTitle(data) {
     case "unclear_evidence":
       return ["The documents don't answer this clearly.", data.missing || "None of the passages found stands out as the answer."];
     case "superseded_cited":
-      return [SUPERSEDED_ONLY, "It is shown below, marked superseded, not as a checked answer."];
+      return [SUPERSEDED_ONLY, "The closest passages are below; none is a checked answer."];
     default:
       return ["What was drafted did not hold up against the documents, so it is not shown.", data.missing || "Ask a person, or rephrase the question."];
   }
