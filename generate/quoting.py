@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from docent.contracts import Ambiguous
+from docent.list_items import ITEM_LINE
 from generate.figures import answer_figures
 
 if TYPE_CHECKING:
@@ -43,9 +44,9 @@ def under_heading(answer: str, first: Unit) -> str:
     "- Alcohol, except at a client dinner approved in advance.") means what its heading
     says: the answer names it, or the item reads as the opposite."""
     chunk = first.hit.chunk
-    lines = [line.strip() for line in chunk.text.splitlines() if line.strip()]
+    lines = [line for line in chunk.text.splitlines() if line.strip()]
     if chunk.kind != "list" or len(chunk.heading_path) < 2 or not lines:
         return answer
-    if not lines[0].startswith(("- ", "* ")):
+    if not ITEM_LINE.match(lines[0]):
         return answer  # a lead-in sentence says what the items are
     return f"{chunk.heading_path[-1]}: {answer}"

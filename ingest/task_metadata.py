@@ -145,21 +145,23 @@ class TaskMetadata:
         in the job's manifest, merged field by field, a blank cell skipped: a named manifest
         of owners or dates leaves a folder manifest's level in force (older jobs record no
         folder manifests)."""
-        rows: list[ManifestRow] = []
-        above = [Path(m) for m in task.params.get("folder_manifests") or ()]
-        for manifest in sorted(above, key=lambda m: len(m.parts)):
-            if task.path.is_relative_to(manifest.parent):
-                key = task.path.relative_to(manifest.parent).as_posix()
-                rows += [r for r in [self.manifest_rows(manifest).get(key)] if r is not None]
+
+        def row_in(manifest: Path, outside: str | None) -> list[ManifestRow]:
+            """The file's row, keyed by its path from the manifest's folder (``outside``
+            for a file not under it)."""
+            folder = manifest.parent
+            inside = task.path.is_relative_to(folder)
+            key = task.path.relative_to(folder).as_posix() if inside else outside
+            row = self.manifest_rows(manifest).get(key) if key is not None else None
+            return [row] if row is not None else []
+
+        above = sorted(
+            (Path(m) for m in task.params.get("folder_manifests") or ()), key=lambda m: len(m.parts)
+        )
+        rows = [row for manifest in above for row in row_in(manifest, None)]
         named = task.params.get("manifest")
         if named:
-            folder = Path(named).parent
-            key = (
-                task.path.relative_to(folder).as_posix()
-                if task.path.is_relative_to(folder)
-                else task.source
-            )
-            rows += [r for r in [self.manifest_rows(Path(named)).get(key)] if r is not None]
+            rows += row_in(Path(named), task.source)
         if not rows:
             return None
         fields: dict[str, str] = {}

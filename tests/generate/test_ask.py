@@ -25,6 +25,7 @@ from generate.protocols import Generation
 from generate.trace import load_trace
 from generate.unit_scoring import Weights
 from render.prompt import RenderedPrompt
+from tests.generate.answering import hit
 from tests.generate.fixed_searcher import FixedSearcher, FixedSearchResult
 from tests.render.builders import make_hit
 from tests.render.snapshot import assert_snapshot
@@ -333,24 +334,10 @@ def test_a_copy_of_a_passage_in_another_format_takes_no_second_slot() -> None:
     """The Word copy numbers the item the Markdown writes plainly ("1. Generally speaking,
     …"): the same nearest unit, so the next passage is shown instead (a user pass saw both)."""
     item = "Generally speaking, gifts worth more than $100 must be declined."
-    markdown = make_hit(
-        "policies/gifts.md#0", item, rank=1, score=0.6, sentences=(item,), unit_scores=(0.6,)
-    )
-    word = make_hit(
-        "formats/policies__gifts.docx#0",
-        f"1. {item}",
-        rank=2,
-        score=0.6,
-        sentences=(f"1. {item}",),
-        unit_scores=(0.6,),
-    )
-    other = make_hit(
-        "policies/travel.md#0",
-        "Travel gifts are reported to Legal.",
-        rank=3,
-        score=0.5,
-        sentences=("Travel gifts are reported to Legal.",),
-        unit_scores=(0.5,),
+    markdown = hit("policies/gifts.md#0", {item: 0.6}, rank=1, score=0.6)
+    word = hit("formats/policies__gifts.docx#0", {f"1. {item}": 0.6}, rank=2, score=0.6)
+    other = hit(
+        "policies/travel.md#0", {"Travel gifts are reported to Legal.": 0.5}, rank=3, score=0.5
     )
     strict = ExtractiveGenerator(weights=Weights(min_score=9.0))  # nothing answers
     body = ask_json(

@@ -8,7 +8,6 @@ import pytest
 
 from docent.contracts import Answered, Hit, InsufficientEvidence
 from tests.generate.answering import ask, hit
-from tests.render.builders import make_hit
 
 
 def superseded_pair(current_rank: int) -> list[Hit]:
@@ -69,17 +68,14 @@ def test_the_current_rule_is_shown_beside_the_old_even_when_it_scores_below_the_
     # The successor's block says it in other words, too far from the question to answer it
     # alone; without it beside the old rule, the checks refuse the answer (successor shown,
     # not cited) and a past-version question gets nothing.
-    reworded = make_hit(
+    reworded = hit(
         "refunds.md#2",
-        "Leads sign off on customer reimbursements of at most €1,000.",
+        {"Leads sign off on customer reimbursements of at most €1,000.": 0.1},
         rank=2,
         score=0.2,
-        sentences=("Leads sign off on customer reimbursements of at most €1,000.",),
-        unit_scores=(0.1,),
         heading_path=("Refunds Policy", "Approval"),
         effective_date=new.chunk.effective_date,
         title="Refunds Policy",
-        source="refunds.md",
     )
     outcome = ask(
         "What was the old approval limit for refunds by a support team lead?", [old, reworded]
@@ -98,17 +94,14 @@ def test_another_section_of_the_successor_is_never_quoted_as_the_current_rule(
     """However close to the question (0.9: a user pass saw a DMCA policy's "merit of their
     claims" quoted as the current rule on counter notices)."""
     old, _ = superseded_pair(2)
-    eligibility = make_hit(
+    eligibility = hit(
         "refunds.md#5",
-        "Customers must return the item within 30 days to be eligible.",
+        {"Customers must return the item within 30 days to be eligible.": closeness},
         rank=2,
         score=0.3,
-        sentences=("Customers must return the item within 30 days to be eligible.",),
-        unit_scores=(closeness,),
         heading_path=("Refunds Policy", "Eligibility"),
         effective_date=date(2025, 3, 1),
         title="Refunds Policy",
-        source="refunds.md",
     )
     outcome = ask(
         "What was the old approval limit for refunds by a support team lead?", [old, eligibility]
@@ -149,13 +142,11 @@ def test_a_like_worded_sentence_of_another_section_is_not_the_counterpart() -> N
 
 def test_another_documents_rule_is_never_quoted_as_the_current_version() -> None:
     old, _ = superseded_pair(2)
-    handbook = make_hit(
+    handbook = hit(
         "handbook.md#9",
-        "A support team lead may approve goodwill credits up to €200.",
+        {"A support team lead may approve goodwill credits up to €200.": 0.9},
         rank=2,
         score=0.8,
-        sentences=("A support team lead may approve goodwill credits up to €200.",),
-        unit_scores=(0.9,),
         heading_path=("Handbook", "Support"),
         effective_date=date(2024, 1, 1),
     )
