@@ -338,6 +338,11 @@ class ExtractiveGenerator:
         ]
         close = [s for s in sentences if s.score >= best.score - self.weights.same_block_margin]
         chosen = {id(s): s for s in sorted(close, key=lambda s: -s.score)[:2]}
+        # A lead-in ("… capped per night, by city tier:") says nothing without the items it
+        # introduces: they come with it.
+        for lead in [s for s in chosen.values() if s.unit.text.rstrip().endswith(":")]:
+            items = [s for s in block if s.unit.index > lead.unit.index][:MAX_LIST_ITEMS]
+            chosen.update((id(s), s) for s in items if s is not best)
         if len(block) <= SHORT_BLOCK_UNITS:
             for s in sentences:
                 if (

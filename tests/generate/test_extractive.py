@@ -191,6 +191,31 @@ def test_a_lead_in_with_items_of_different_figures_is_ambiguous_for_a_quantity_q
     assert "€220" in tier_one.answer and "€160" not in tier_one.answer
 
 
+def test_a_lead_in_quoted_beside_the_best_unit_brings_its_items() -> None:
+    """Found in a user pass: "What hotel caps applied …?" quoted "… by city tier:" and the
+    next rule, without the caps the lead-in introduces."""
+    units = {
+        "Hotel costs are capped per night, by city tier, excluding local tourist taxes:": 0.63,
+        "Tier 1 cities: up to €220 per night.": 0.3,
+        "Tier 2 cities: up to €160 per night.": 0.3,
+        "If no hotel is available under the cap within 2 km of where you are working, ask "
+        "your manager to approve the higher rate in TripDesk before you book.": 0.62,
+    }
+    hotels = make_hit(
+        "expenses.md#2",
+        "\n".join(units),
+        sentences=tuple(units),
+        unit_scores=tuple(units.values()),
+        score=0.7,
+        heading_path=("Expenses and Travel Policy", "Hotels"),
+    )
+    outcome = ask("Which hotel caps apply?", [hotels])
+    assert isinstance(outcome, Answered)
+    assert "by city tier" in outcome.answer
+    assert "€220" in outcome.answer and "€160" in outcome.answer
+    assert outcome.citations[0].quote.splitlines()[:3] == list(units)[:3]
+
+
 def test_without_unit_scores_the_hit_relevance_stands_in() -> None:
     """A reranker that read no units (or an older index) still gets answers."""
     plain = make_hit(
