@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from docent.contracts import Answered, Hit, InsufficientEvidence, Outcome
+from docent.contracts import Answered, Chunk, Hit, InsufficientEvidence, Outcome
 from docent.versions import VersionRequest, names_version, version_missing, version_request
 from generate.answer_gate import AnswerGate, case_signals
 from generate.answer_types import wants_figure
@@ -215,7 +215,7 @@ class ExtractiveGenerator:
         old = self._best(self._score(old_hits, asked), asked.expectation)
         if old is None:
             return None
-        successor = old.unit.hit.chunk.superseded_by
+        successor = current_successor(old.unit.hit.chunk, hits)
         same_doc = [h for h in hits if h.chunk.status == "current" and h.chunk.source == successor]
         typed = [
             s
@@ -353,6 +353,18 @@ class ExtractiveGenerator:
                 ):
                     chosen.setdefault(id(s), s)
         return list(chosen.values())
+
+
+def current_successor(chunk: Chunk, hits: Sequence[Hit]) -> str | None:
+    """The document that replaced ``chunk``'s, followed through the versions among ``hits``
+    to the one not superseded itself (2022 → 2023 → 2025: the 2025 policy is the rule now);
+    the last one known when the chain leaves the hits."""
+    replaced_by = {h.chunk.source: h.chunk.superseded_by for h in hits if h.chunk.superseded_by}
+    successor, seen = chunk.superseded_by, {chunk.source}
+    while successor in replaced_by and successor not in seen:
+        seen.add(successor)
+        successor = replaced_by[successor]
+    return successor
 
 
 def _overview(scored: list[Scored], asked: Asked) -> list[Scored]:

@@ -2,6 +2,7 @@
 current rule over a superseded one, a question naming a past version answered from it with
 the current rule beside it — its counterpart, never another part's or document's sentence."""
 
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -170,3 +171,28 @@ def test_a_superseded_block_whose_successor_is_present_is_never_quoted() -> None
     assert isinstance(ask(question, [old, off_topic]), InsufficientEvidence)
     alone = ask(question, [old])  # without its successor, a superseded block may answer
     assert isinstance(alone, Answered) and alone.citations[0].status == "superseded"
+
+
+def test_the_current_version_beside_the_oldest_of_a_chain_is_the_one_in_force() -> None:
+    """2022 → 2023 → 2025: the 2022 policy's successor is itself superseded; the rule beside
+    the 2022 one is the 2025 policy's, labelled current (found in a review: none was shown)."""
+    old, new = superseded_pair(2)
+    middle = hit(
+        "refunds-2023.md#2",
+        {"A support team lead may approve refunds up to €750.": 0.79},
+        rank=3,
+        score=0.6,
+        heading_path=("Refunds Policy 2023", "Approval"),
+        effective_date=date(2023, 5, 1),
+        status="superseded",
+        superseded_by="refunds.md",
+        title="Refunds Policy 2023",
+    )
+    oldest = replace(old.chunk, superseded_by="refunds-2023.md")
+    hits = [replace(old, chunk=oldest), new, middle]
+    outcome = ask("What could a support team lead approve for refunds under the 2022 policy?", hits)
+    assert isinstance(outcome, Answered)
+    first, second = outcome.answer.split("\n")
+    assert "€500" in first and first.startswith("Under the superseded version (effective 2022")
+    assert "€1,000" in second and second.startswith("The current version (effective 2025-03-01)")
+    assert "€750" not in outcome.answer
