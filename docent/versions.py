@@ -13,7 +13,9 @@ from datetime import date
 from docent.contracts import Chunk
 from docent.numbers import counting_words
 
-_YEAR = re.compile(r"\b(19[89]\d|20\d\d)\b")
+# A year a policy could name: 1980-2099.
+_Y = r"(?:19[89]\d|20\d\d)"
+_YEAR = re.compile(rf"\b({_Y})\b")
 # "original" only before a word naming a version: "the original payment method" or "the
 # original receipt" asks for today's rule.
 _OLDER = re.compile(
@@ -34,7 +36,7 @@ _AGE = re.compile(
 # force before that year.
 _BEFORE = re.compile(
     r"\b(?:before|prior to)\s+(?:the\s+)?(?:(?:january|february|march|april|may|june|"
-    r"july|august|september|october|november|december)\s+)?(19[89]\d|20\d\d)\b",
+    rf"july|august|september|october|november|december)\s+)?({_Y})\b",
     re.IGNORECASE,
 )
 # Words that name a document's version.
@@ -44,8 +46,7 @@ _VERSIONISH = re.compile(
 )
 # A year that names a document's version: "the 2019 terms", "2022 policy", "the policy of 2021".
 _DATED = re.compile(
-    rf"\b(?:19[89]\d|20\d\d)\s+(?:\w+\s+)?{_NOUNS}\b|\b{_NOUNS}\s+(?:of|from)\s+"
-    r"(?:19[89]\d|20\d\d)\b",
+    rf"\b{_Y}\s+(?:\w+\s+)?{_NOUNS}\b|\b{_NOUNS}\s+(?:of|from)\s+{_Y}\b",
     re.IGNORECASE,
 )
 
@@ -55,11 +56,19 @@ _DATED = re.compile(
 # I get if I was hired in 2019?" still asks for today's rule.
 # A year put first ("In 2019, what were …") counts; a clause about the asker ("What if I
 # was hired in 2019?") does not.
+_ASKING = r"(?:what|which|who|when|where|why|how(?:\s+(?:much|many|long|often|far))?)\s+"
+_NOT_ASKER = r"(?!(?:if|when|whether|i|we|you|they|he|she|since|because|after|before)\b)"
 _PAST_ASK = re.compile(
-    r"^\W*(?:(?:back\s+)?in\s+(?:19[89]\d|20\d\d)\s*,?\s*)?"
-    r"(?:(?:what|which|who|when|where|why|how(?:\s+(?:much|many|long|often|far))?)\s+"
-    r"(?:(?!(?:if|when|whether|i|we|you|they|he|she|since|because|after|before)\b)"
-    r"[\w'-]+\s+){0,3})?(?:was|were|did|used to)\b",
+    rf"^\W*(?:(?:back\s+)?in\s+{_Y}\s*,?\s*)?"
+    rf"(?:{_ASKING}(?:{_NOT_ASKER}[\w'-]+\s+){{0,3}})?(?:was|were|did|used to)\b",
+    re.IGNORECASE,
+)
+# A past-tense main verb other than those, with the year ending the question ("What hotel
+# caps applied in 2019?", "Which plans existed in 2022?"); a participle about the asker's
+# case leaves more to ask ("What expenses incurred in 2019 can I claim?").
+_PAST_VERB_YEAR = re.compile(
+    rf"^\W*{_ASKING}(?:{_NOT_ASKER}[\w'-]+\s+){{0,3}}[a-z]+ed\s+(?:back\s+)?(?:in|during)\s+"
+    rf"{_Y}\W*$",
     re.IGNORECASE,
 )
 # "original" alone names a version in a question asked in the past tense ("What was the
@@ -87,7 +96,7 @@ def version_request(question: str) -> VersionRequest | None:
     if before:
         return VersionRequest(before=int(before.group(1)), older=True)
     years = [int(y) for y in _YEAR.findall(question)]
-    past = bool(_PAST_ASK.search(question))
+    past = bool(_PAST_ASK.search(question) or _PAST_VERB_YEAR.search(question))
     older = bool(_OLDER.search(_AGE.sub(" ", question))) or (
         past and bool(_ORIGINAL.search(question))
     )

@@ -31,9 +31,13 @@ from tests.render.builders import make_chunk
         ("How much was the mileage rate in 2020?", VersionRequest(year=2020, dated=True)),
         ("Did the refund window in 2022 cover sale items?", VersionRequest(year=2022, dated=True)),
         ("In 2019, what were the hotel caps?", VersionRequest(year=2019, dated=True)),
+        ("What hotel caps applied in 2019?", VersionRequest(year=2019, dated=True)),
+        ("Which plans existed back in 2022?", VersionRequest(year=2022, dated=True)),
         # … but not a past-tense clause about the asker …
         ("What leave do I get if I was hired in 2019?", VersionRequest(year=2019)),
         ("What if I was hired in 2020, am I eligible?", VersionRequest(year=2020)),
+        ("What expenses incurred in 2019 can I still claim?", VersionRequest(year=2019)),
+        ("What if I started in 2019?", VersionRequest(year=2019)),
         # … and a question about the future names no past version.
         ("What will the hotel cap be in 2027?", None),
         ("What will the mileage rate be from June 2027?", None),
