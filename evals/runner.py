@@ -243,11 +243,13 @@ class ReplaySearcher:
         include_pending: bool | None = None,
         exclude_chunk_ids: Collection[str] = (),
     ) -> SearchResult:
+        from docent.versions import version_request
         from retrieval.cut import cut
         from retrieval.searcher import SearchResult
 
         bar = -math.inf if threshold is None else threshold
-        kept, dropped = cut(self.ordered, bar, self.top_k if top_k is None else top_k)
+        k = self.top_k if top_k is None else top_k
+        kept, dropped = cut(self.ordered, bar, k, version_request(query))
         return SearchResult(
             hits=tuple(kept),
             cut=tuple(dropped),

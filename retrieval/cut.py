@@ -63,16 +63,45 @@ def passes(hit: Hit, threshold: float) -> bool:
     return hit.rerank_score is not None and hit.rerank_score >= threshold
 
 
-def cut(hits: Sequence[Hit], threshold: float, top_k: int) -> tuple[list[Hit], list[Hit]]:
+def cut(
+    hits: Sequence[Hit],
+    threshold: float,
+    top_k: int,
+    asked_for: VersionRequest | None = None,
+) -> tuple[list[Hit], list[Hit]]:
     """``(kept, cut)``: kept = the first ``top_k`` hits, in order, that clear ``threshold``;
-    cut = every other candidate, in order (below the threshold, or beyond ``top_k``)."""
+    cut = every other candidate, in order (below the threshold, or beyond ``top_k``).
+
+    A superseded hit whose successor document is among the candidates is never kept, unless
+    it is of the past version the question asks for (``asked_for``): its wording may clear
+    the bar where the current rule's does not, but it is not what applies. When it clears
+    the bar, the successor's passage of the same section is kept in its place (the old
+    version vouches that the documents cover the question: "How long can a prospect test
+    the product …?" matched the 2023 price list's "Free trial" better than today's)."""
     if top_k <= 0:
         raise ValueError(f"top_k must be greater than 0, got {top_k}")
-    kept: list[Hit] = []
-    dropped: list[Hit] = []
-    for hit in hits:
-        if len(kept) < top_k and passes(hit, threshold):
-            kept.append(hit)
-        else:
-            dropped.append(hit)
-    return kept, dropped
+    effective = {hit.chunk.source: hit.chunk.effective_date for hit in hits}
+    keep: list[int] = []
+    for i, hit in enumerate(hits):
+        if len(keep) == top_k or not passes(hit, threshold):
+            continue
+        successor = hit.chunk.superseded_by
+        if not (
+            hit.chunk.status == "superseded"
+            and successor in effective
+            and successor != hit.chunk.source
+            and not (asked_for and names_version(asked_for, hit.chunk, effective[successor]))
+        ):
+            keep.append(i)
+            continue
+        section = hit.chunk.heading_path[1:]
+        keep.extend(
+            j
+            for j, other in enumerate(hits)
+            if other.chunk.source == successor
+            and other.chunk.heading_path[1:] == section
+            and j not in keep
+        )
+        del keep[top_k:]
+    chosen = sorted(keep)
+    return [hits[i] for i in chosen], [h for i, h in enumerate(hits) if i not in set(chosen)]

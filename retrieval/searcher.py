@@ -226,8 +226,9 @@ class Searcher:
                 reranked = self.order.order(asked or text, reranked, self.words)
         with clock.stage("cut"):
             readable = [h for h in reranked if allowed(h.chunk)]
-            ordered = supersession_order(readable, version_request(text))
-            kept, dropped = cut(ordered, threshold, top_k)
+            request = version_request(text)
+            ordered = supersession_order(readable, request)
+            kept, dropped = cut(ordered, threshold, top_k, request)
 
         stages = {
             "bm25": fusion.bm25_ids,

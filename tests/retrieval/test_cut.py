@@ -105,3 +105,50 @@ def test_the_past_version_a_question_names_keeps_its_rank() -> None:
     # A question about another year, or none, gets the usual order.
     assert ids(supersession_order([old, new], VersionRequest(year=2019)))[0] == "refunds.md#0"
     assert ids(supersession_order([old, new]))[0] == "refunds.md#0"
+
+
+def version(source: str, score: float, n: int, section: str, superseded_by: str = "") -> Hit:
+    from dataclasses import replace
+    from datetime import date
+
+    title = source.removesuffix(".md")
+    chunk = make_chunk(
+        source,
+        n,
+        f"{section} text of {source}.",
+        heading=(title, section),
+        status="superseded" if superseded_by else "current",
+        superseded_by=superseded_by or None,
+        effective_date=date(2023, 1, 1) if superseded_by else date(2025, 1, 1),
+    )
+    return replace(hit(source, score, n), chunk=chunk)
+
+
+def test_a_superseded_hit_is_never_kept_beside_its_successor_whose_section_takes_its_place() -> (
+    None
+):
+    """Found in a user pass: the 2023 price list's "Free trial" cleared the bar where today's
+    did not, and was offered alone as where the answer probably is."""
+    old_trial = version("pricing-2023.md", 0.5, 4, "Free trial", superseded_by="pricing.md")
+    old_plans = version("pricing-2023.md", 0.45, 0, "Plans", superseded_by="pricing.md")
+    plans = version("pricing.md", 0.3, 0, "Plans")
+    trial = version("pricing.md", 0.2, 4, "Free trial")
+    kept, dropped = cut([old_trial, old_plans, plans, trial], threshold=0.4, top_k=5)
+    assert ids(kept) == ["pricing.md#0", "pricing.md#4"]
+    assert ids(dropped) == ["pricing-2023.md#4", "pricing-2023.md#0"]
+    # Without the successor's section, nothing of the old version stands in for it.
+    kept, _ = cut([old_trial, plans], threshold=0.4, top_k=5)
+    assert kept == []
+
+
+def test_the_past_version_asked_for_and_one_without_its_successor_are_kept() -> None:
+    from docent.versions import VersionRequest
+
+    old = version("pricing-2023.md", 0.5, 4, "Free trial", superseded_by="pricing.md")
+    new = version("pricing.md", 0.2, 4, "Free trial")
+    kept, _ = cut([old, new], threshold=0.4, top_k=5, asked_for=VersionRequest(year=2023))
+    assert ids(kept) == ["pricing-2023.md#4"]
+    kept, _ = cut([old], threshold=0.4, top_k=5)
+    assert ids(kept) == ["pricing-2023.md#4"]
+    kept, _ = cut([old, new], threshold=0.4, top_k=1)
+    assert ids(kept) == ["pricing.md#4"]

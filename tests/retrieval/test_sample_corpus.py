@@ -122,11 +122,13 @@ def test_superseded_versions_rank_below_current_ones(
     searcher: Searcher, query: str, current: str, superseded: str
 ) -> None:
     result = searcher.search(query, PUBLIC, threshold=-1.0, top_k=20)
-    order = [h.chunk.source for h in result.hits]
-    # With no threshold and top 20 both versions are found; the current one ranks first.
+    order = [h.chunk.source for h in (*result.hits, *result.cut)]
+    # With no threshold and top 20 both versions are found; the current one ranks first …
     assert current in order and superseded in order, order
     assert order.index(current) < order.index(superseded)
-    old = [hit.chunk for hit in result.hits if hit.chunk.source == superseded]
+    # … and, its successor being there, the old version is only a candidate, never passed on.
+    assert superseded not in {h.chunk.source for h in result.hits}
+    old = [hit.chunk for hit in result.cut if hit.chunk.source == superseded]
     assert {(c.status, c.superseded_by) for c in old} == {("superseded", current)}
 
 
