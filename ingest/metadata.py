@@ -133,6 +133,11 @@ def split_list(value: str | None) -> tuple[str, ...]:
     return tuple(seen)
 
 
+def version_names(value: str | None) -> tuple[str, ...]:
+    """The documents a ``supersedes`` value names ("a.md, b.md"), as paths."""
+    return tuple(_clean_path(p) for p in split_list(value))
+
+
 def derive_status(
     effective_date: dt.date | None,
     superseded_by: str | None,
@@ -175,7 +180,7 @@ def resolve_metadata(
     superseded_by = _clean_path(merged["superseded_by"]) if "superseded_by" in merged else None
     if superseded_by == source:
         raise BadMetadata(source, "superseded_by", "superseded_by names the document itself")
-    supersedes = tuple(_clean_path(p) for p in split_list(merged.get("supersedes")))
+    supersedes = version_names(merged.get("supersedes"))
     if source in supersedes:
         raise BadMetadata(source, "supersedes", "supersedes names the document itself")
     return DocumentMeta(

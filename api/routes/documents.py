@@ -32,6 +32,7 @@ from docent.errors import InvalidInput, NotFound
 from docent.views import chunk_json
 from docent.wiring import Services
 from ingest.grant import NAME_TAKEN, OwnAudience, replacement_refusal, unseen_version_refusal
+from ingest.metadata import version_names
 
 router = APIRouter(tags=["documents"])
 
@@ -115,13 +116,19 @@ def refuse_unseen_predecessors(
     """``supersedes`` / ``superseded_by`` re-mark another document in place, so an upload may
     only name one the uploader can read. A hidden and a missing name get the same answer,
     in the words a file's own field gets (``ingest.grant.unseen_version_refusal``)."""
-    wanted = {field: n.strip() for field, n in fields.items() if n and n.strip()}
+    # ``supersedes`` may name several documents, as a file's own field may ("a.md, b.md").
+    wanted = [
+        (field, name)
+        for field, value in fields.items()
+        for name in (version_names(value) if field == "supersedes" else [(value or "").strip()])
+        if name
+    ]
     if not wanted:
         return
     levels = services.settings.access_levels
     with session_scope(services.sessions) as db:
-        docs = documents_by_source(db, list(wanted.values()))
-        for field, name in wanted.items():
+        docs = documents_by_source(db, [name for _, name in wanted])
+        for field, name in wanted:
             doc = docs.get(name)
             if doc is None or not can_read(user, doc.access_level, doc.groups or (), levels):
                 raise InvalidInput(f"{field} names no document you may read: {name!r}")

@@ -252,6 +252,19 @@ def test_the_upload_forms_versions_fields_refuse_a_hidden_name_as_a_missing_one(
         assert said["no-such-policy.md"] == said[hidden].replace(hidden, "no-such-policy.md")
     assert env.services.ingestor.registry.get("pay.md") is None
     assert env.services.ingestor.registry.get("severance.md").status == "current"
+    # Several names, as a file's own field takes them: each is looked up (the list was one
+    # name), a hidden one among them refused by its own name.
+    both = upload(env, "eddie", page, supersedes="remote-work.md, severance.md")
+    assert both.status_code == 400, both.text
+    assert both.json()["error"]["message"] == (
+        "supersedes names no document you may read: 'severance.md'"
+    )
+    fine = upload(env, "eddie", page, supersedes="remote-work.md; pricing.md")
+    assert fine.status_code == 202, fine.text
+    assert env.wait_job(fine.json()["job_id"])["state"] == "succeeded"
+    registry = env.services.ingestor.registry
+    assert registry.get("remote-work.md").superseded_by == "pay.md"
+    assert registry.get("pricing.md").superseded_by == "pay.md"
 
 
 SEVERANCE_V2 = (
