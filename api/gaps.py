@@ -18,6 +18,7 @@ gap is shown only to who may read the document that closed it.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Protocol
@@ -35,6 +36,7 @@ from api.visibility import can_read_level, highest_level, readable_sources, sour
 from docent.contracts import Hit, Principal
 from docent.db.models import ContentGap, ContentGapAsk, Document, as_utc
 from docent.db.session import session_scope
+from retrieval.tokenize import STOP_WORDS
 
 log = logging.getLogger("docent.api.gaps")
 GAP_OUTCOME = "insufficient_evidence"
@@ -71,9 +73,25 @@ def covering_source(finder: HitsFinder, question: str, reader: Principal) -> str
     return best.chunk.source if best else None
 
 
-def is_gap_candidate(outcome: str, tier: str | None) -> bool:
-    """The asker's side of the rule: a plain "the documents I may read do not cover it"."""
-    return outcome == GAP_OUTCOME and tier == NOT_COVERED
+# Words that ask about nothing: "hello", "thanks", "test" typed into the box are no gap in
+# the documents (a user pass found "hello" on the gaps page).
+_SMALL_TALK = frozenset(
+    """hello hi hey hiya yo thanks thank ok okay test testing ping good morning afternoon
+    evening night bye goodbye cheers please help anyone there""".split()
+)
+_WORD = re.compile(r"\w+")
+
+
+def asks_about_something(question: str) -> bool:
+    """Does the question hold a word beyond greetings, thanks and stop words?"""
+    words = _WORD.findall(question.lower())
+    return any(w not in _SMALL_TALK and w not in STOP_WORDS for w in words)
+
+
+def is_gap_candidate(outcome: str, tier: str | None, question: str) -> bool:
+    """The asker's side of the rule: a plain "the documents I may read do not cover it", to
+    a question that asks about something."""
+    return outcome == GAP_OUTCOME and tier == NOT_COVERED and asks_about_something(question)
 
 
 def nearest(

@@ -65,7 +65,7 @@ def ask(
     )
     reason = body.get("reason_code")
     request.app.state.metrics.observe_ask(outcome, total_s, timings, reason=reason)
-    if is_gap_candidate(outcome, body.get("tier")):
+    if is_gap_candidate(outcome, body.get("tier"), payload.question):
         _record_if_real_gap(services, db, payload.question, body)
     log.info("ask", extra={"outcome": outcome, "reason": reason, "ms": round(total_s * 1000, 1)})
     return body

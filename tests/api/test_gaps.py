@@ -114,6 +114,17 @@ def test_a_permission_refusal_is_no_gap_for_anyone(gap_env: ApiEnv) -> None:
         assert not set(refused) & set(open_gaps(gap_env, viewer))
 
 
+def test_a_greeting_is_no_gap(gap_env: ApiEnv) -> None:
+    """A user pass found "hello" on the gaps page: small talk asks about nothing."""
+    for said in ("hello", "Hi there!", "thanks", "test"):
+        body = asked(gap_env, "ada", said)
+        assert body["outcome"] != "answered"
+    asked(gap_env, "ada", "Is there a gym discount for employees?")  # a question still counts
+    stored = stored_gap_questions(gap_env)
+    assert "Is there a gym discount for employees?" in stored
+    assert not {"hello", "Hi there!", "thanks", "test"} & stored
+
+
 def test_a_question_the_documents_answer_is_no_gap(gap_env: ApiEnv) -> None:
     answered = asked(gap_env, "ada", "How many days per week may employees work from home?")
     probably = asked(gap_env, "ada", "Who approves remote work from another country?")
