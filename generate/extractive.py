@@ -53,6 +53,7 @@ from generate.unit_scoring import (
     Scored,
     Weights,
     counterpart,
+    in_example,
     is_meta,
     score_unit,
     units_of,
@@ -199,7 +200,9 @@ class ExtractiveGenerator:
         # number of days when one qualifies, however well a "3 months" unit scores.
         if any(_carries_type(s) for s in answering):
             answering = [s for s in answering if _carries_type(s)]
-        return max(answering, key=lambda s: s.score, default=None)
+        # A rule before a worked example of it, whose figures are someone's case.
+        stated = [s for s in answering if not in_example(s.unit)]
+        return max(stated or answering, key=lambda s: s.score, default=None)
 
     def _past_version(
         self, request: VersionRequest, asked: Asked, hits: Sequence[Hit]
@@ -308,6 +311,7 @@ class ExtractiveGenerator:
             and s.score >= max(best.score - margin, self.weights.min_score)
             and not s.unit.text.rstrip().endswith(":")
             and not is_meta(s.unit.text, s.unit.hit.chunk.heading_path)
+            and not in_example(s.unit)
             and (_carries_type(s) or not wants_figure(expectation))
         ]
         if not others:
@@ -330,6 +334,7 @@ class ExtractiveGenerator:
             for s in block
             if s.unit.header is None
             and s is not best
+            and (in_example(best.unit) or not in_example(s.unit))
             and not (
                 wants_figure(expectation)
                 and s.fit >= TYPE_MATCH

@@ -168,6 +168,20 @@ FRAMING_HEADINGS = frozenset(
 )
 
 
+# A paragraph that opens so is a worked example: its figures are someone's case ("You will
+# earn 104 more sick leave hours (26 pay periods x 4 …)"), not the rule (a user pass).
+_EXAMPLE = re.compile(r"^\W*(for example|for instance|example\b|e\.g\.)", re.IGNORECASE)
+
+
+def in_example(unit: Unit) -> bool:
+    """Is the unit a sentence of a paragraph that opens as a worked example?"""
+    text = " ".join(unit.text.split())
+    for paragraph in re.split(r"\n\s*\n", unit.hit.chunk.text):
+        if text in " ".join(paragraph.split()):
+            return bool(_EXAMPLE.match(paragraph))
+    return False
+
+
 def is_meta(text: str, heading_path: tuple[str, ...] = ()) -> bool:
     """A sentence about the document itself ("This policy sets out …", "In this handbook,
     you'll find …"), or any sentence of its scope or purpose section or of a list of the

@@ -216,6 +216,49 @@ def test_a_lead_in_quoted_beside_the_best_unit_brings_its_items() -> None:
     assert outcome.citations[0].quote.splitlines()[:3] == list(units)[:3]
 
 
+def test_a_worked_example_is_not_quoted_as_the_rule() -> None:
+    """A user pass got "You will earn 104 more sick leave hours (26 pay periods x 4 hours per
+    pay period)" at 87 % for "how many hours do I earn each pay period": the figures of a
+    "For example:" paragraph are someone's case."""
+    example = {
+        "For example: You have one year left on your term, which equals to 26 pay periods.": 0.5,
+        "You will earn 104 more sick leave hours (26 pay periods x 4 hours per pay period).": 0.72,
+    }
+    advanced = make_hit(
+        "advanced-sick-leave.md#0",
+        "You can request up to 240 hours of advanced sick leave.\n\n" + " ".join(example),
+        sentences=("You can request up to 240 hours of advanced sick leave.", *example),
+        unit_scores=(0.4, *example.values()),
+        score=0.7,
+        heading_path=("Advanced sick leave",),
+    )
+    rule = hit(
+        "leave.md#7",
+        {"All employees accrue four hours of sick leave per pay period.": 0.68},
+        score=0.65,
+        rank=2,
+        heading_path=("Leave", "Sick leave"),
+    )
+    question = "How many hours of sick leave do I earn each pay period?"
+    outcome = ask(question, [advanced, rule])
+    assert isinstance(outcome, Answered)
+    assert outcome.answer.startswith("All employees accrue four hours")
+    assert "104" not in outcome.answer
+    # A passage's own rule before its example; with nothing else to say it, an example
+    # still answers (and the gate judges it).
+    own = ask(question, [advanced])
+    assert isinstance(own, Answered) and "104" not in own.answer
+    only = make_hit(
+        "advanced-sick-leave.md#1",
+        " ".join(example),
+        sentences=tuple(example),
+        unit_scores=tuple(example.values()),
+        score=0.7,
+    )
+    alone = ask(question, [only])
+    assert isinstance(alone, Answered) and "104" in alone.answer
+
+
 def test_without_unit_scores_the_hit_relevance_stands_in() -> None:
     """A reranker that read no units (or an older index) still gets answers."""
     plain = make_hit(
