@@ -51,3 +51,28 @@ def _continue_item(open_items: list[tuple[int, str]], line: str) -> None:
     if open_items:
         at, item = open_items[-1]
         open_items[-1] = (at, f"{item} {' '.join(line.split())}")
+
+
+def item_leads(text: str) -> dict[str, str]:
+    """Each later paragraph of a list item in ``text`` (whitespace runs made single) mapped
+    to the item's own first line: "New employee onboarding activities … should also be
+    billed here." means the item "18F Hiring / Onboarding - #1241: …" by "here"."""
+    leads: dict[str, str] = {}
+    open_items: list[tuple[int, str]] = []  # (indent, first line) from the outermost in
+    for line in text.splitlines():
+        match = ITEM_LINE.match(line)
+        if match is None:
+            indent = len(line) - len(line.lstrip(" "))
+            if line.strip() and not indent:
+                open_items.clear()
+            elif line.strip():
+                while open_items and open_items[-1][0] >= indent:
+                    open_items.pop()
+                if open_items:
+                    leads.setdefault(" ".join(line.split()), open_items[-1][1])
+            continue
+        indent = len(match.group(1))
+        while open_items and open_items[-1][0] >= indent:
+            open_items.pop()
+        open_items.append((indent, " ".join(match.group(2).split())))
+    return leads

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docent.contracts import Answered, Chunk, Hit, InsufficientEvidence, Outcome
+from docent.list_items import item_leads
 from docent.versions import VersionRequest, names_version, version_missing, version_request
 from generate.answer_gate import AnswerGate, case_signals
 from generate.answer_types import wants_figure
@@ -277,6 +278,9 @@ class ExtractiveGenerator:
             quote = "\n".join([best.unit.text, *texts])
             return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
         picked = [best, *self._companions(best, block, expectation)]
+        lead = _item_lead(best, block)
+        if lead is not None and all(s is not lead for s in picked):
+            picked.append(lead)
         picked.sort(key=lambda s: s.unit.index)
         answer = " ".join(cite(s.unit.text, cid) for s in picked)
         return answered(under_heading(answer, picked[0].unit), [(cid, _joined(picked))], hits)
@@ -388,6 +392,22 @@ def _overview(scored: list[Scored], asked: Asked) -> list[Scored]:
     first = min(titled, key=lambda s: (_chunk_number(s.unit.hit), s.unit.index))
     block = [s for s in titled if s.unit.hit is first.unit.hit]
     return sorted(block, key=lambda s: s.unit.index)[:2]
+
+
+def _item_lead(best: Scored, block: Sequence[Scored]) -> Scored | None:
+    """When ``best`` is a later paragraph of a list item, the item's first unit: "… should
+    also be billed here." says where only under "18F Hiring / Onboarding - #1241: …"."""
+    text = " ".join(best.unit.text.split())
+    leads = item_leads(best.unit.hit.chunk.text)
+    line = next((lead for paragraph, lead in leads.items() if text in paragraph), None)
+    if line is None:
+        return None
+    starts = [
+        s
+        for s in block
+        if s.unit.index < best.unit.index and line.startswith(" ".join(s.unit.text.split()))
+    ]
+    return max(starts, key=lambda s: s.unit.index, default=None)
 
 
 def _carries_type(scored: Scored) -> bool:

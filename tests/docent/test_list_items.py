@@ -4,7 +4,7 @@ counts as the item's context."""
 from __future__ import annotations
 
 from docent.contracts import Chunk
-from docent.list_items import item_parents
+from docent.list_items import item_leads, item_parents
 
 TOCK = """- Hiring - #1241: includes:
   - Interviews,
@@ -64,4 +64,16 @@ def test_an_items_later_paragraph_is_read_with_it() -> None:
     assert item_parents(text) == {
         "Interviews": ("Hiring - #1241: includes:",),
         "Laptops": ("Hiring - #1241: includes: Onboarding is billed here too. Those include:",),
+    }
+
+
+def test_an_items_later_paragraph_maps_to_the_items_first_line() -> None:
+    text = (
+        "- Hiring - #1241: includes:\n  - Interviews\n"
+        "  Onboarding is billed  here too. Those include:\n  - Laptops\n"
+        "    a wrapped line of Laptops\n- Other - #99\n\nA paragraph.\n  indented, no item open"
+    )
+    assert item_leads(text) == {
+        "Onboarding is billed here too. Those include:": "Hiring - #1241: includes:",
+        "a wrapped line of Laptops": "Laptops",
     }

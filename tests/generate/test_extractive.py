@@ -259,6 +259,37 @@ def test_a_worked_example_is_not_quoted_as_the_rule() -> None:
     assert isinstance(alone, Answered) and "104" in alone.answer
 
 
+def test_a_later_paragraph_of_a_list_item_is_quoted_under_the_items_first_line() -> None:
+    """ "… should also be billed here." was the answer to "Which Tock code …?" at 88 %,
+    without the item it means by "here" ("18F Hiring / Onboarding - #1241: …")."""
+    units = {
+        "Administrative - #1814: Time spent on required administrative tasks.": 0.3,
+        "Hiring / Onboarding - #1241: Time spent on hiring and onboarding.": 0.5,
+        "Interviews,": 0.2,
+        "New employee onboarding activities during the first two weeks should also be billed "
+        "here.": 0.74,
+    }
+    tock = make_hit(
+        "tock.md#3",
+        "- Administrative - #1814: Time spent on required administrative tasks.\n"
+        "- Hiring / Onboarding - #1241: Time spent on hiring and onboarding.\n"
+        "  - Interviews,\n"
+        "  New employee onboarding activities during the first two weeks should also be "
+        "billed here.",
+        kind="list",
+        sentences=tuple(units),
+        unit_scores=tuple(units.values()),
+        score=0.7,
+        heading_path=("Tock", "Quick reference"),
+    )
+    outcome = ask(
+        "Which code do new employees bill onboarding in their first two weeks to?", [tock]
+    )
+    assert isinstance(outcome, Answered)
+    assert "#1241" in outcome.answer and "#1814" not in outcome.answer
+    assert outcome.answer.index("#1241") < outcome.answer.index("billed here")
+
+
 def test_without_unit_scores_the_hit_relevance_stands_in() -> None:
     """A reranker that read no units (or an older index) still gets answers."""
     plain = make_hit(
