@@ -103,5 +103,5 @@ def cut(
             and j not in keep
         )
         del keep[top_k:]
-    chosen = sorted(keep)
-    return [hits[i] for i in chosen], [h for i, h in enumerate(hits) if i not in set(chosen)]
+    chosen = set(keep)
+    return [hits[i] for i in sorted(chosen)], [h for i, h in enumerate(hits) if i not in chosen]
