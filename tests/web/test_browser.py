@@ -184,13 +184,25 @@ def test_an_operator_retries_only_what_a_retry_can_fix(
         jobs.finish_file(db, file_id, state="failed", error=DB_DOWN, retryable=True)
         assert jobs.finish_job_if_done(db, lockers) == "failed"
 
+    # A job that indexed one file of two is "partly failed", not just "failed".
+    (folder / "bins.md").write_text("# Bins\n\n## Recycling\n\nPaper goes in the blue bin.\n")
+    (folder / "broken2.docx").write_bytes(b"PK\x03\x04 not really a word file either")
+    partial = ingestor.submit(
+        [folder / "bins.md", folder / "broken2.docx"], root=folder, created_by="otto"
+    )
+    ingestor.run(partial)
+
     page = new_page()
     sign_in(page, "otto")
     page.goto("/jobs")
+    half = page.locator(f'article[data-job="{partial}"] .badge-job-failed')
+    half.wait_for()
+    assert half.inner_text() == "partly failed · 1 of 2 in"
     corrupt = page.locator(f'article[data-job="{broken}"]')
     corrupt.wait_for()
     assert "broken.docx" in corrupt.inner_text() and corrupt.locator(".job-file-error").count() == 1
     assert corrupt.get_by_role("button", name="Retry failed").count() == 0
+    assert corrupt.locator(".badge-job-failed").inner_text() == "failed"
     assert "correct the file and upload it again" in corrupt.inner_text()
     card = page.locator(f'article[data-job="{lockers}"]')
     assert DB_DOWN in card.inner_text()

@@ -21,10 +21,18 @@ function pace(job) {
   return `${rate} · about ${left} left`;
 }
 
+// A failed job that indexed some of its files says so: "failed" alone read as if nothing
+// went in (a user pass).
+function stateLabel(job) {
+  const files = job.files || [];
+  const indexed = files.filter((f) => f.state === "indexed" || f.state === "unchanged").length;
+  return job.state === "failed" && indexed ? `partly failed · ${indexed} of ${files.length} in` : job.state;
+}
+
 function renderJob(job, { actions = true } = {}) {
   const files = job.files || [];
   const head = el("div", { class: "job-head" },
-    el("span", { class: `badge badge-job-${job.state}`, text: job.state }),
+    el("span", { class: `badge badge-job-${job.state}`, text: stateLabel(job) }),
     el("strong", { class: "job-title", text: `${job.kind === "reindex" ? "Reindex" : "Ingest"} · ${job.files_total} file${job.files_total === 1 ? "" : "s"}` }),
     el("span", { class: "muted small", text: `${job.created_by || "system"} · ${String(job.created_at || "").replace("T", " ").slice(0, 19)}${job.seconds != null ? ` · ${job.seconds}s` : ""}${pace(job)}` }));
   const acts = el("div", { class: "job-actions" });
@@ -154,7 +162,7 @@ function watchJob(jobId, holder, status) {
     try { job = await api(`/api/jobs/${jobId}`); } catch (e) { status.textContent = e.message; return; }
     holder.replaceChildren(renderJob(job, { actions: false }));
     if (["succeeded", "failed", "cancelled"].includes(job.state)) {
-      const done = job.state === "succeeded" ? "Done." : `Job ${job.state}.`;
+      const done = job.state === "succeeded" ? "Done." : `Job ${stateLabel(job)}.`;
       if (await refreshDocuments()) status.textContent = `${done} The list below is up to date.`;
       else status.replaceChildren(`${done} `, el("a", { href: "/documents", text: "Refresh the list" }));
       return;
