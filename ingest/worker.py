@@ -12,6 +12,7 @@ from celery.signals import worker_process_init, worker_process_shutdown
 from docent.errors import ConfigError, DocentError
 from docent.settings import Settings
 from ingest.tasks import QUEUE, ServicesForWorker, make_celery
+from store.lock import ensure_unlocked
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,9 @@ def run_worker(
             f"the embedded index ({settings.index_path}) is owned by one process: "
             "use --concurrency 1, or set DOCENT_QDRANT_URL to a Qdrant server"
         )
+    if settings.qdrant_url is None:
+        # A second worker on the embedded index would start, then fail every task it took.
+        ensure_unlocked(settings.index_path)
     app = make_celery(settings, services=services)
     app.conf.worker_proc_alive_timeout = CHILD_START_TIMEOUT_S
     threads = torch_threads(available_cores(), concurrency)

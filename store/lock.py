@@ -48,6 +48,17 @@ class FolderLock:
             self._finalizer()  # closes the descriptor, which drops the flock
 
 
+def ensure_unlocked(folder: Path) -> None:
+    """Raise ``IndexLocked`` (naming the owner) when another process holds ``folder``: a
+    process that will open the index later (a worker's children) is refused at its start,
+    not at every task. A folder not made yet is free."""
+    if not folder.is_dir():
+        return
+    probe = FolderLock(folder)
+    probe.acquire()
+    probe.release()
+
+
 def _argv() -> list[str]:
     """The program and its command ("docent serve"): an option's value may be cut off, or a
     secret, so no options."""

@@ -3,6 +3,7 @@ the task (eager), retries of transient faults, and idempotent re-runs after a cr
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,8 @@ from docent.settings import Settings
 from docent.wiring import Services
 from ingest.tasks import MAX_RETRIES, TASK_NAME, make_celery
 from ingest.worker import default_concurrency, run_worker
+from store.errors import IndexLocked
+from store.lock import FolderLock, ensure_unlocked
 from tests.ingest.pipeline_support import ingestor_over, snapshot, version, write_doc
 
 pytestmark = pytest.mark.integration
@@ -53,6 +56,25 @@ def test_without_a_broker_there_is_no_app_and_no_worker(settings: Settings) -> N
         run_worker(
             with_broker, services=lambda: Services(with_broker), concurrency=2, loglevel="INFO"
         )
+
+
+def test_a_worker_on_an_embedded_index_another_process_holds_is_refused_at_start(
+    settings: Settings,
+) -> None:
+    """A second `docent worker` on the embedded index started, then failed every task it
+    took (a user pass): it is refused before it starts, naming the owner."""
+    with_broker = settings.model_copy(update={"broker_url": "redis://127.0.0.1:6379/14"})
+    settings.index_path.mkdir(parents=True, exist_ok=True)
+    holder = FolderLock(settings.index_path)
+    holder.acquire()
+    try:
+        with pytest.raises(IndexLocked, match=f"process {os.getpid()}"):
+            run_worker(
+                with_broker, services=lambda: Services(with_broker), concurrency=1, loglevel="INFO"
+            )
+    finally:
+        holder.release()
+    ensure_unlocked(settings.index_path)  # free again once its owner let go
 
 
 def test_an_app_given_no_services_only_sends(settings: Settings) -> None:
