@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from docent.cli_support import one_line_errors
-from docent.settings import split_commas
+from docent.settings import Settings, split_commas
 
 if TYPE_CHECKING:
     from docent.wiring import Services
@@ -47,6 +47,33 @@ def _services() -> Services:
     return open_services(get_settings())
 
 
+INLINE_ON_EMBEDDED = (
+    "DOCENT_BROKER_URL is set, but the index is embedded and this process holds it: no "
+    "worker could open it, so uploads are ingested here. Set DOCENT_QDRANT_URL to a Qdrant "
+    "server to have workers ingest them."
+)
+
+
+def _serving_services() -> Services:
+    """The services of a command that serves the UI (``serve``, ``demo``)."""
+    from docent.settings import get_settings
+    from docent.wiring import open_services
+
+    settings, note = serving_settings(get_settings())
+    if note:
+        typer.echo(note, err=True)
+    return open_services(settings)
+
+
+def serving_settings(settings: Settings) -> tuple[Settings, str | None]:
+    """What ``docent serve`` runs on, and why it differs from ``settings``: with a broker but
+    the embedded index, an upload queued for the workers would wait for ever (the server owns
+    the index), so the server ingests uploads itself."""
+    if settings.broker_url and settings.qdrant_url is None:
+        return settings.model_copy(update={"broker_url": None}), INLINE_ON_EMBEDDED
+    return settings, None
+
+
 def serve_app(services: Services, host: str, port: int) -> None:
     import uvicorn
 
@@ -70,7 +97,7 @@ def serve(
 ) -> None:
     """Serve the API and the web UI."""
     with one_line_errors():
-        services = _services()
+        services = _serving_services()
         settings = services.settings
         services.engine  # noqa: B018 - migrate before the first request
         services.index  # noqa: B018 - open the index now: a held or old index fails at start
@@ -149,7 +176,7 @@ def demo(
 ) -> None:
     """Ingest the sample policies, create demo users, print how to sign in, and serve."""
     with one_line_errors():
-        services = _services()
+        services = _serving_services()
         settings = services.settings
         services.generator  # noqa: B018 - a bad DOCENT_ANSWERER_FIT fails before the ingest
         typer.echo(f"Ingesting {corpus} (first run embeds every document; later runs skip) ...")
