@@ -71,6 +71,13 @@ _PAST_VERB_YEAR = re.compile(
     rf"{_Y}\W*$",
     re.IGNORECASE,
 )
+# A year in a clause about the asker ("I bought the Team plan in 2022, can I get a refund?",
+# "if I was hired in 2019") dates their own case, not a version (a user pass got the 2022
+# refund policy's approval limits as a checked answer).
+_ASKER_EVENT = re.compile(
+    rf"\b(?:i|i've|i'd|we|we've|my|our)\b[^.?!,;]{{0,60}}?\b(?:in|during|since|back in)\s+({_Y})\b",
+    re.IGNORECASE,
+)
 # "original" alone names a version in a question asked in the past tense ("What was the
 # original refund window?"), not in today's ("the original payment method").
 _ORIGINAL = re.compile(r"\boriginal\b", re.IGNORECASE)
@@ -95,12 +102,13 @@ def version_request(question: str) -> VersionRequest | None:
     before = _BEFORE.search(question)
     if before:
         return VersionRequest(before=int(before.group(1)), older=True)
-    years = [int(y) for y in _YEAR.findall(question)]
+    named = bool(_DATED.search(question))  # "the 2022 policy": a version, whatever the tense
+    asker = set() if named else {m.group(1) for m in _ASKER_EVENT.finditer(question)}
+    years = [int(y) for y in _YEAR.findall(question) if y not in asker]
     past = bool(_PAST_ASK.search(question) or _PAST_VERB_YEAR.search(question))
     older = bool(_OLDER.search(_AGE.sub(" ", question))) or (
         past and bool(_ORIGINAL.search(question))
     )
-    named = bool(_DATED.search(question))  # "the 2022 policy": a version, whatever the tense
     if years and _VERSIONISH.search(question) and (named or not _FUTURE.search(question)):
         return VersionRequest(year=years[0], older=older, dated=named or past)
     if older:
