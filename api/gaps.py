@@ -76,10 +76,10 @@ def covering_source(finder: HitsFinder, question: str, reader: Principal) -> str
 # Words that ask about nothing: "hello", "thanks", "test" typed into the box are no gap in
 # the documents (a user pass found "hello" on the gaps page).
 _SMALL_TALK = frozenset(
-    """hello hi hey hiya yo thanks thank ok okay test testing ping good morning afternoon
-    evening night bye goodbye cheers please help anyone there""".split()
+    """hello hi hey hiya yo thanks thank thx ty ok okay test testing ping good morning
+    afternoon evening night bye goodbye cheers please help anyone there very much lot lol""".split()
 )
-_WORD = re.compile(r"\w+")
+_WORD = re.compile(r"[^\W\d_]+")  # numbers alone ("testing 123") ask about nothing either
 
 
 def asks_about_something(question: str) -> bool:

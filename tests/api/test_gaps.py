@@ -116,13 +116,22 @@ def test_a_permission_refusal_is_no_gap_for_anyone(gap_env: ApiEnv) -> None:
 
 def test_a_greeting_is_no_gap(gap_env: ApiEnv) -> None:
     """A user pass found "hello" on the gaps page: small talk asks about nothing."""
-    for said in ("hello", "Hi there!", "thanks", "test"):
+    for said in (
+        "hello",
+        "Hi there!",
+        "thanks",
+        "test",
+        "thank you very much",
+        "testing 123",
+        "thx",
+    ):
         body = asked(gap_env, "ada", said)
         assert body["outcome"] != "answered"
     asked(gap_env, "ada", "Is there a gym discount for employees?")  # a question still counts
     stored = stored_gap_questions(gap_env)
     assert "Is there a gym discount for employees?" in stored
-    assert not {"hello", "Hi there!", "thanks", "test"} & stored
+    assert not {"hello", "Hi there!", "thanks", "test", "thank you very much", "thx"} & stored
+    assert "testing 123" not in stored
 
 
 def test_a_question_the_documents_answer_is_no_gap(gap_env: ApiEnv) -> None:
