@@ -7,10 +7,11 @@ current rule beside it). Without such a request, superseded text is never the an
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from docent.contracts import Chunk
+from docent.contracts import Chunk, Hit
 from docent.numbers import counting_words
 
 # A year a policy could name: 1980-2099.
@@ -148,3 +149,15 @@ def names_version(
     if request.before is not None:
         return effective is None or effective.year < request.before
     return request.older
+
+
+def current_successor(chunk: Chunk, hits: Sequence[Hit]) -> str | None:
+    """The document that replaced ``chunk``'s, followed through the versions among ``hits``
+    to the one not superseded itself (2022 → 2023 → 2025: the 2025 policy is the rule now);
+    the last one known when the chain leaves the hits."""
+    replaced_by = {h.chunk.source: h.chunk.superseded_by for h in hits if h.chunk.superseded_by}
+    successor, seen = chunk.superseded_by, {chunk.source}
+    while successor in replaced_by and successor not in seen:
+        seen.add(successor)
+        successor = replaced_by[successor]
+    return successor

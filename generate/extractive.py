@@ -34,18 +34,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from docent.contracts import Answered, Chunk, Hit, InsufficientEvidence, Outcome
-from docent.list_items import item_leads
-from docent.versions import VersionRequest, names_version, version_missing, version_request
+from docent.contracts import Answered, Hit, InsufficientEvidence, Outcome
+from docent.versions import (
+    VersionRequest,
+    current_successor,
+    names_version,
+    version_missing,
+    version_request,
+)
 from generate.answer_gate import AnswerGate, case_signals
 from generate.answer_types import wants_figure
-from generate.figures import answer_figures
+from generate.companions import MAX_LIST_ITEMS, TYPE_MATCH, close_siblings, companions
+from generate.lists import item_lead
 from generate.outcomes import answered
 from generate.pointers import pointers
 from generate.protocols import Generation
 from generate.question_types import ALL_RULES, Expectation, expect
 from generate.quoting import ambiguous, cite, differ_in_figures, under_heading
-from generate.reasons import UNCLEAR, VERSION_MISSING
+from generate.reasons import NOT_FOUND, UNCLEAR, VERSION_MISSING
 from generate.table_answers import superlative_table, table_answer
 from generate.text import collapse_space, content_words, split_sentences
 from generate.unit_scoring import (
@@ -62,11 +68,7 @@ from generate.unit_scoring import (
 from generate.working import gate_record, working
 from render.prompt import RenderedPrompt
 
-NOT_FOUND = "None of the passages found states an answer to this question."
 TIERS = ("current", "pending", "superseded")
-MAX_LIST_ITEMS = 4
-SHORT_BLOCK_UNITS = 4  # in a block this short, neighbours sharing the question's words join
-TYPE_MATCH = 0.7  # type_fit at or above which a unit carries what the question asks for
 
 
 @dataclass(frozen=True)
@@ -264,6 +266,13 @@ class ExtractiveGenerator:
         cid = best.unit.hit.chunk.chunk_id
         if best.unit.header is not None:
             return table_answer(best, block, hits, expectation, question)
+        # An item whose list gives other figures of the asked kind that score as near is one
+        # reading of several ("How much can I spend on a hotel per night?" quoted the Tier 1
+        # cap alone, at 87 %: a user pass); a question that picks it out gets it alone.
+        siblings = close_siblings(best, block, expectation, self.weights)
+        if len(siblings) >= 2:
+            texts = [s.unit.text for s in siblings]
+            return ambiguous(texts, [t.split(":", 1)[0] for t in texts])
         if best.unit.text.rstrip().endswith(":"):
             items = [s for s in block if s.unit.index > best.unit.index][:MAX_LIST_ITEMS]
             # An item naming something the lead-in does not ("Tier 1") picks itself out.
@@ -277,8 +286,8 @@ class ExtractiveGenerator:
                 return ambiguous(texts, [t.split(":", 1)[0] for t in texts])
             quote = "\n".join([best.unit.text, *texts])
             return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
-        picked = [best, *self._companions(best, block, expectation)]
-        lead = _item_lead(best, block)
+        picked = [best, *companions(best, block, expectation, self.weights)]
+        lead = item_lead(best, block)
         if lead is not None and all(s is not lead for s in picked):
             picked.append(lead)
         picked.sort(key=lambda s: s.unit.index)
@@ -325,56 +334,6 @@ class ExtractiveGenerator:
         quotes = [(c.id, c.quote) for c in outcome.citations] + [(cid, second.unit.text)]
         return answered(f"{outcome.answer}\n{cite(second.unit.text, cid)}", quotes, hits)
 
-    def _companions(
-        self, best: Scored, block: list[Scored], expectation: Expectation
-    ) -> list[Scored]:
-        """Units of the best unit's block that read with it: up to two within
-        ``same_block_margin`` of its score, and in a short block the neighbours that share
-        the question's words (a rule and its exception, a limit and its condition) — never
-        a unit giving another figure of the asked kind, which would be another answer."""
-        figures = answer_figures(best.unit.text)
-        sentences = [
-            s
-            for s in block
-            if s.unit.header is None
-            and s is not best
-            and (in_example(best.unit) or not in_example(s.unit))
-            and not (
-                wants_figure(expectation)
-                and s.fit >= TYPE_MATCH
-                and answer_figures(s.unit.text) != figures
-            )
-        ]
-        close = [s for s in sentences if s.score >= best.score - self.weights.same_block_margin]
-        chosen = {id(s): s for s in sorted(close, key=lambda s: -s.score)[:2]}
-        # A lead-in ("… capped per night, by city tier:") says nothing without the items it
-        # introduces: they come with it.
-        for lead in [s for s in chosen.values() if s.unit.text.rstrip().endswith(":")]:
-            items = [s for s in block if s.unit.index > lead.unit.index][:MAX_LIST_ITEMS]
-            chosen.update((id(s), s) for s in items if s is not best)
-        if len(block) <= SHORT_BLOCK_UNITS:
-            for s in sentences:
-                if (
-                    abs(s.unit.index - best.unit.index) == 1
-                    and s.own
-                    and not is_meta(s.unit.text, s.unit.hit.chunk.heading_path)
-                    and not s.unit.text.rstrip().endswith(":")
-                ):
-                    chosen.setdefault(id(s), s)
-        return list(chosen.values())
-
-
-def current_successor(chunk: Chunk, hits: Sequence[Hit]) -> str | None:
-    """The document that replaced ``chunk``'s, followed through the versions among ``hits``
-    to the one not superseded itself (2022 → 2023 → 2025: the 2025 policy is the rule now);
-    the last one known when the chain leaves the hits."""
-    replaced_by = {h.chunk.source: h.chunk.superseded_by for h in hits if h.chunk.superseded_by}
-    successor, seen = chunk.superseded_by, {chunk.source}
-    while successor in replaced_by and successor not in seen:
-        seen.add(successor)
-        successor = replaced_by[successor]
-    return successor
-
 
 def _overview(scored: list[Scored], asked: Asked) -> list[Scored]:
     """For "what is the severance policy": the first block of the document whose title names
@@ -392,22 +351,6 @@ def _overview(scored: list[Scored], asked: Asked) -> list[Scored]:
     first = min(titled, key=lambda s: (_chunk_number(s.unit.hit), s.unit.index))
     block = [s for s in titled if s.unit.hit is first.unit.hit]
     return sorted(block, key=lambda s: s.unit.index)[:2]
-
-
-def _item_lead(best: Scored, block: Sequence[Scored]) -> Scored | None:
-    """When ``best`` is a later paragraph of a list item, the item's first unit: "… should
-    also be billed here." says where only under "18F Hiring / Onboarding - #1241: …"."""
-    text = " ".join(best.unit.text.split())
-    leads = item_leads(best.unit.hit.chunk.text)
-    line = next((lead for paragraph, lead in leads.items() if text in paragraph), None)
-    if line is None:
-        return None
-    starts = [
-        s
-        for s in block
-        if s.unit.index < best.unit.index and line.startswith(" ".join(s.unit.text.split()))
-    ]
-    return max(starts, key=lambda s: s.unit.index, default=None)
 
 
 def _carries_type(scored: Scored) -> bool:

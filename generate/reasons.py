@@ -9,7 +9,8 @@ model and the checks can be told apart:
 - ``model_unavailable`` (declined): the LLM call failed or timed out.
 - ``model_abstained`` (insufficient_evidence): the backend said the blocks do not answer.
 - ``unclear_evidence`` (insufficient_evidence): the extractive backend's best unit did not
-  stand out from the rest (``generate/answer_gate.py``): the documents may hold the answer.
+  stand out from the rest (``generate/answer_gate.py``), or no unit matched the question
+  closely enough to quote: the documents may hold the answer.
 - ``version_not_found`` (insufficient_evidence): the question names a past version (by
   date) and no hit is from it; the current rule is not offered as its answer.
 - ``model_ambiguous`` (ambiguous): the backend gave two or three readings.
@@ -46,6 +47,13 @@ MODEL_REFUSED = "model refused"
 UNCLEAR = (
     "The passages found touch on this, but none of them stands out clearly enough to quote "
     "as the answer."
+)
+# The extractive backend's words when no sentence came near enough to quote: the passages
+# cleared the relevance bar, so the answer may still be in them (it said "None of the
+# passages found states an answer" under "probably in these passages": a user pass).
+NOT_FOUND = (
+    "No sentence of the passages found matches the question closely enough to quote as the "
+    "answer; read them to be sure."
 )
 
 VERSION_MISSING = (
@@ -116,7 +124,7 @@ def outcome_reason(outcome: Outcome) -> str | None:
         case InsufficientEvidence(missing=missing):
             if missing == VERSION_MISSING:
                 return "version_not_found"
-            return "unclear_evidence" if missing == UNCLEAR else "model_abstained"
+            return "unclear_evidence" if missing in (UNCLEAR, NOT_FOUND) else "model_abstained"
         case Ambiguous():
             return "model_ambiguous"
         case Declined(reason_code=code, detail=detail):

@@ -216,6 +216,39 @@ def test_a_lead_in_quoted_beside_the_best_unit_brings_its_items() -> None:
     assert outcome.citations[0].quote.splitlines()[:3] == list(units)[:3]
 
 
+def hotel_list(tier_one: float, tier_two: float) -> Hit:
+    units = {
+        "Hotel costs are capped per night, by city tier:": 0.3,
+        "Tier 1 cities: up to €220 per night.": tier_one,
+        "Tier 2 cities: up to €160 per night.": tier_two,
+        "Book through TripDesk.": 0.1,
+    }
+    return make_hit(
+        "expenses.md#2",
+        "Hotel costs are capped per night, by city tier:\n\n- Tier 1 cities: up to €220 per "
+        "night.\n- Tier 2 cities: up to €160 per night.\n\nBook through TripDesk.",
+        sentences=tuple(units),
+        unit_scores=tuple(units.values()),
+        score=0.7,
+        heading_path=("Expenses and Travel Policy", "Hotels"),
+    )
+
+
+def test_a_list_item_whose_sibling_gives_another_figure_as_near_is_one_reading_of_two() -> None:
+    """A user pass got "Tier 1 cities: up to €220 per night" alone, at 87 %, for "How much
+    can I spend on a hotel per night?": the Tier 2 cap scored as near."""
+    outcome = ask("How much can I spend on a hotel per night?", [hotel_list(0.62, 0.6)])
+    assert isinstance(outcome, Ambiguous)
+    assert outcome.readings == (
+        "Tier 1 cities: up to €220 per night.",
+        "Tier 2 cities: up to €160 per night.",
+    )
+    # A question that picks one out gets it alone.
+    picked = ask("How much can I spend on a hotel per night in Tier 2?", [hotel_list(0.5, 0.75)])
+    assert isinstance(picked, Answered)
+    assert "€160" in picked.answer and "€220" not in picked.answer
+
+
 def test_a_worked_example_is_not_quoted_as_the_rule() -> None:
     """A user pass got "You will earn 104 more sick leave hours (26 pay periods x 4 hours per
     pay period)" at 87 % for "how many hours do I earn each pay period": the figures of a

@@ -95,9 +95,11 @@ def test_an_abstention_offers_a_person_and_hands_it_over(
     page.get_by_label("Your question").fill("How many dogs may I bring on home working days?")
     page.get_by_role("button", name="Ask").click()
     page.wait_for_selector(".nonanswer")
-    # A passage on home working matched, but none says anything about dogs: the card says
-    # so, points at the passage to read, and offers a person.
-    assert "No direct answer in the documents." in page.inner_text(".nonanswer")
+    # A passage on home working matched, but no sentence of it says anything about dogs:
+    # the card says so, points at the passage to read, and offers a person.
+    card = page.inner_text(".nonanswer")
+    assert "The documents don't answer this clearly." in card
+    assert "No sentence of the passages found matches the question closely enough" in card
     closest = page.locator(".closest a").first
     assert closest.inner_text().startswith("Remote Work Policy › ")
     assert "remote-work.md" in (closest.get_attribute("href") or "")

@@ -1,0 +1,72 @@
+"""What is quoted beside the best unit of a block (``generate/extractive.py``): the units
+that read with it, and the items of its list that are other readings of a figure question."""
+
+from __future__ import annotations
+
+from generate.answer_types import wants_figure
+from generate.figures import answer_figures
+from generate.lists import items_after, lead_in_of
+from generate.question_types import Expectation
+from generate.unit_scoring import Scored, Weights, in_example, is_meta
+
+MAX_LIST_ITEMS = 4
+SHORT_BLOCK_UNITS = 4  # in a block this short, neighbours sharing the question's words join
+TYPE_MATCH = 0.7  # type_fit at or above which a unit carries what the question asks for
+
+
+def close_siblings(
+    best: Scored, block: list[Scored], expectation: Expectation, weights: Weights
+) -> list[Scored]:
+    """``best`` and the items of its list (under a lead-in) that give another figure of
+    the asked kind and score within ``same_block_margin`` of it, in the list's order;
+    empty when there are none."""
+    lead = lead_in_of(best, block) if wants_figure(expectation) else None
+    if lead is None:
+        return []
+    figures = answer_figures(best.unit.text)
+    near = best.score - weights.same_block_margin
+    rivals = [
+        s
+        for s in items_after(lead, block)
+        if s is not best and s.score >= near and answer_figures(s.unit.text) != figures
+    ]
+    return sorted([best, *rivals], key=lambda s: s.unit.index) if rivals else []
+
+
+def companions(
+    best: Scored, block: list[Scored], expectation: Expectation, weights: Weights
+) -> list[Scored]:
+    """Units of the best unit's block that read with it: up to two within
+    ``same_block_margin`` of its score, and in a short block the neighbours that share
+    the question's words (a rule and its exception, a limit and its condition) — never
+    a unit giving another figure of the asked kind, which would be another answer."""
+    figures = answer_figures(best.unit.text)
+    sentences = [
+        s
+        for s in block
+        if s.unit.header is None
+        and s is not best
+        and (in_example(best.unit) or not in_example(s.unit))
+        and not (
+            wants_figure(expectation)
+            and s.fit >= TYPE_MATCH
+            and answer_figures(s.unit.text) != figures
+        )
+    ]
+    close = [s for s in sentences if s.score >= best.score - weights.same_block_margin]
+    chosen = {id(s): s for s in sorted(close, key=lambda s: -s.score)[:2]}
+    # A lead-in ("… capped per night, by city tier:") says nothing without the items it
+    # introduces: they come with it.
+    for lead in [s for s in chosen.values() if s.unit.text.rstrip().endswith(":")]:
+        items = [s for s in block if s.unit.index > lead.unit.index][:MAX_LIST_ITEMS]
+        chosen.update((id(s), s) for s in items if s is not best)
+    if len(block) <= SHORT_BLOCK_UNITS:
+        for s in sentences:
+            if (
+                abs(s.unit.index - best.unit.index) == 1
+                and s.own
+                and not is_meta(s.unit.text, s.unit.hit.chunk.heading_path)
+                and not s.unit.text.rstrip().endswith(":")
+            ):
+                chosen.setdefault(id(s), s)
+    return list(chosen.values())
