@@ -124,7 +124,7 @@ class Asker:
             checks=tuple(checks),
             timings_ms=timings,
             index_version=found.index_version,
-            handoff=None if isinstance(outcome, Answered) else self._handoff(hits, cut),
+            handoff=None if isinstance(outcome, Answered) else self._handoff(hits, cut, generation),
             backend=self.generator.backend,
             stages={name: tuple(ids) for name, ids in found.stages.items()},
             levels=self.levels,
@@ -200,9 +200,21 @@ class Asker:
             if visible(principal, hit.chunk.access_level, hit.chunk.groups, self.levels)
         )
 
-    def _handoff(self, hits: Sequence[Hit], cut: Sequence[Hit]) -> Handoff:
-        closest = min(hits, key=lambda h: h.rank) if hits else (cut[0] if cut else None)
-        if closest is None:
+    def _handoff(
+        self, hits: Sequence[Hit], cut: Sequence[Hit], generation: Generation | None
+    ) -> Handoff:
+        """The owner of the closest document, as the closest passages list it: the
+        answerer's first block, else retrieval's first hit (a user pass saw "closest
+        document: tock.md" under passages that did not include it)."""
+        first = generation.pointers[0][0] if generation and generation.pointers else None
+        by_id = {h.chunk.chunk_id: h for h in hits}
+        if first in by_id:
+            closest = by_id[first]
+        elif hits:
+            closest = min(hits, key=lambda h: h.rank)
+        elif cut:
+            closest = cut[0]
+        else:
             return Handoff(self.default_owner, None)
         return Handoff(closest.chunk.owner or self.default_owner, closest.chunk.source)
 

@@ -203,3 +203,30 @@ def test_a_held_back_draft_leads_the_excerpt_with_the_row_it_would_have_quoted()
     [offered] = held["closest"]
     assert offered["nearest"] == "City: San Francisco; Daily per diem: €108"
     assert offered["excerpt"].startswith(offered["nearest"])
+
+
+def test_the_handoff_names_the_closest_passage_listed_first() -> None:
+    """A user pass read "Who to ask: … (closest document: tock.md)" under passages that did
+    not include tock.md: the owner asked is the first listed passage's (the answerer's
+    order), not retrieval's first hit's."""
+    near_topic = make_hit(
+        "benefits.md#1",
+        "Benefits are reviewed every January by the benefits committee.",
+        rank=1,
+        score=0.8,
+        heading_path=("Benefits", "Review"),
+        owner="Benefits Team",
+    )
+    leave = make_hit(
+        "handbook.md#2",
+        LEAVE,
+        rank=2,
+        score=0.6,
+        heading_path=("Employee Handbook", "Annual leave"),
+        owner="People Ops",
+    )
+    body = ask([near_topic, leave], QUESTION, AnswerGate(threshold=1.0))
+    assert body["tier"] == TIER_PROBABLY_HERE
+    closest = body["closest"]
+    assert isinstance(closest, list) and closest[0]["id"] == "handbook.md#2"
+    assert body["handoff"] == {"owner": "People Ops", "source": "handbook.md"}
