@@ -65,11 +65,12 @@ _PAST_ASK = re.compile(
     re.IGNORECASE,
 )
 # A past-tense main verb other than those, with the year ending the question ("What hotel
-# caps applied in 2019?", "Which plans existed in 2022?"); a participle about the asker's
-# case leaves more to ask ("What expenses incurred in 2019 can I claim?").
+# caps applied in 2019?", "Which plans existed in 2022?", "What per diem applied to Lisbon
+# in 2023?"); a participle about the asker's case leaves more to ask ("What expenses
+# incurred in 2019 can I claim?").
 _PAST_VERB_YEAR = re.compile(
-    rf"^\W*{_ASKING}(?:{_NOT_ASKER}[\w'-]+\s+){{0,3}}[a-z]+ed\s+(?:back\s+)?(?:in|during)\s+"
-    rf"{_Y}\W*$",
+    rf"^\W*{_ASKING}(?:{_NOT_ASKER}[\w'-]+\s+){{0,3}}[a-z]+ed\s+(?:(?:to|for|at|on)\s+"
+    rf"[\w'-]+\s+)?(?:back\s+)?(?:in|during)\s+{_Y}\W*$",
     re.IGNORECASE,
 )
 # A year in a clause about the asker ("I bought the Team plan in 2022, can I get a refund?",

@@ -33,6 +33,7 @@ from tests.render.builders import make_chunk
         ("In 2019, what were the hotel caps?", VersionRequest(year=2019, dated=True)),
         ("What hotel caps applied in 2019?", VersionRequest(year=2019, dated=True)),
         ("Which plans existed back in 2022?", VersionRequest(year=2022, dated=True)),
+        ("What per diem applied to Lisbon in 2023?", VersionRequest(year=2023, dated=True)),
         # … but not a past-tense clause about the asker …
         # (a year dating the asker's own case names no version at all) …
         ("What leave do I get if I was hired in 2019?", None),
