@@ -107,10 +107,9 @@ class Asker:
                 f"dropped {leaked} hit(s) the principal may not read" if leaked else "",
             )
         ]
-        # A question naming a collection is answered by the extractive backend as its
-        # passages were ranked: without the name (``docent.scope``), which every passage of
-        # the collection shares. A model reads the question as asked.
-        read = found.asked if found.asked and self.generator.backend == "extractive" else None
+        # A question naming a collection is read as its passages were ranked by a backend
+        # that quotes by wording (``Generator.quotes_by_wording``).
+        read = found.asked if found.asked and self.generator.quotes_by_wording else None
         outcome, prompt, generation = self._answer(read or question, hits, checks, timings)
         result = AskResult(
             trace_id=self._new_trace_id(),

@@ -82,6 +82,7 @@ class Asked:
 
 class ExtractiveGenerator:
     backend = "extractive"
+    quotes_by_wording = True
 
     def __init__(
         self,

@@ -47,6 +47,7 @@ class _FormatRejected(Exception):
 
 class OpenAIChatGenerator:
     backend = "openai"
+    quotes_by_wording = False
 
     def __init__(
         self,

@@ -93,4 +93,12 @@ class Generator(Protocol):
     @property
     def backend(self) -> str: ...
 
+    @property
+    def quotes_by_wording(self) -> bool:
+        """Does it pick what to quote by the question's words (the extractive answerer)? It
+        then reads a question as its passages were ranked: without the name of the
+        collection it named (``docent.scope``), which every passage there shares. A model
+        reads the question as asked."""
+        ...
+
     def generate(self, prompt: RenderedPrompt, hits: Sequence[Hit]) -> Generation: ...

@@ -86,6 +86,7 @@ class ScriptedGenerator:
     and counts its calls."""
 
     backend = "scripted"
+    quotes_by_wording = False
 
     def __init__(self, *replies: str) -> None:
         self.replies = list(replies)
