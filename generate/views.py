@@ -45,9 +45,11 @@ NONANSWER_TITLES = {
     "model_abstained": "No direct answer in the documents.",
     "unclear_evidence": "The documents do not answer this clearly.",
     "version_not_found": "That version is not in the documents you can read.",
+    # The check fires when the current version was among the passages but not quoted: it
+    # said "the current version's matching passage was not found" above that very passage.
     "superseded_cited": (
-        "The passage that answers is from a superseded version, and the current version's "
-        "matching passage was not found."
+        "What was drafted quotes only a superseded version, so it is not shown: read the "
+        "current version's passages."
     ),
 }
 FAILED_CHECKS = "What was drafted did not hold up against the documents, so it is not shown."

@@ -11,6 +11,7 @@ from docent.versions import VersionRequest, version_missing, version_request
 from generate.answer_gate import AnswerGate
 from generate.ask import Asker, ask_json
 from generate.extractive import ExtractiveGenerator
+from generate.views import human
 from tests.generate.fixed_searcher import FixedSearcher, FixedSearchResult
 from tests.render.builders import make_hit
 
@@ -230,3 +231,36 @@ def test_the_handoff_names_the_closest_passage_listed_first() -> None:
     closest = body["closest"]
     assert isinstance(closest, list) and closest[0]["id"] == "handbook.md#2"
     assert body["handoff"] == {"owner": "People Ops", "source": "handbook.md"}
+
+
+def test_a_draft_quoting_only_a_superseded_version_says_so_beside_the_current_one() -> None:
+    """A user pass read "the current version's matching passage was not found" above the
+    current version's passage: the check that withholds such a draft fires when the current
+    version was among the passages, and the words now say to read it."""
+    old = make_hit(
+        "pricing-2023.md#2",
+        "The Business plan costs €179/month and includes 20 seats. It adds audit logs.",
+        score=0.7,
+        heading_path=("Pricing 2023", "Business plan"),
+        status="superseded",
+        superseded_by="pricing.md",
+        effective_date=date(2023, 1, 1),
+        title="Pricing 2023",
+    )
+    new = make_hit(
+        "pricing.md#3",
+        "The Enterprise plan is priced on request and includes unlimited seats.",
+        rank=2,
+        score=0.6,
+        heading_path=("Pricing", "Enterprise plan"),
+        effective_date=date(2025, 1, 1),
+        title="Pricing",
+    )
+    asker = Asker(FixedSearcher([old, new]), ExtractiveGenerator(), None, budget_tokens=2000)
+    result = asker.ask("Was there an Enterprise plan in 2023?", EMPLOYEE)
+    body = ask_json(result)
+    assert body["reason_code"] == "superseded_cited"
+    assert "pricing.md#3" in [c["id"] for c in body["closest"]]  # type: ignore[attr-defined]
+    text = human(result)
+    assert "What was drafted quotes only a superseded version" in text
+    assert "was not found" not in text

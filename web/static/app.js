@@ -203,7 +203,7 @@ function excerptEl(r) {
   return quote;
 }
 
-const SUPERSEDED_ONLY = "The passage that answers is from a superseded version, and the current version's matching passage was not found.";
+const SUPERSEDED_ONLY = "What was drafted quotes only a superseded version, so it is not shown: read the current version's passages.";
 
 // What a non-answer says first, by its reason (the CLI's wording: generate/views.py).
 function nonanswerTitle(data) {
