@@ -77,9 +77,12 @@ def covering_source(finder: HitsFinder, question: str, reader: Principal) -> str
 # the documents (a user pass found "hello" on the gaps page).
 _SMALL_TALK = frozenset(
     """hello hi hey hiya yo thanks thank thx ty ok okay test testing ping good morning
-    afternoon evening night bye goodbye cheers please help anyone there very much lot lol""".split()
+    afternoon evening night bye goodbye cheers please help anyone there very much lot lol up
+    sup""".split()
 )
-_WORD = re.compile(r"[^\W\d_]+")  # numbers alone ("testing 123") ask about nothing either
+# Two letters or more: numbers ("testing 123") and a contraction's tail ("what's", "I'm")
+# ask about nothing either.
+_WORD = re.compile(r"[^\W\d_]{2,}")
 
 
 def asks_about_something(question: str) -> bool:

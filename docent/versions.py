@@ -68,16 +68,21 @@ _PAST_ASK = re.compile(
 # caps applied in 2019?", "Which plans existed in 2022?", "What per diem applied to Lisbon
 # in 2023?"); a participle about the asker's case leaves more to ask ("What expenses
 # incurred in 2019 can I claim?").
+# A present passive is not past ("What receipts are required in 2024?").
+_PASSIVE = r"(?!(?:is|are|am|be|been|being|get|gets)\b)"
 _PAST_VERB_YEAR = re.compile(
-    rf"^\W*{_ASKING}(?:{_NOT_ASKER}[\w'-]+\s+){{0,3}}[a-z]+ed\s+(?:(?:to|for|at|on)\s+"
-    rf"[\w'-]+\s+)?(?:back\s+)?(?:in|during)\s+{_Y}\W*$",
+    rf"^\W*{_ASKING}(?:{_NOT_ASKER}{_PASSIVE}[\w'-]+\s+){{0,3}}[a-z]+ed\s+"
+    rf"(?:(?:to|for|at|on)\s+(?:[\w'-]+\s+){{1,3}})?(?:back\s+)?(?:in|during)\s+{_Y}\W*$",
     re.IGNORECASE,
 )
-# A year in a clause about the asker ("I bought the Team plan in 2022, can I get a refund?",
-# "if I was hired in 2019") dates their own case, not a version (a user pass got the 2022
-# refund policy's approval limits as a checked answer).
+# A year in a clause the asker is the subject of ("I bought the Team plan in 2022, can I get
+# a refund?", "if I was hired in 2019") dates their own case, not a version (a user pass got
+# the 2022 refund policy's approval limits as a checked answer); "our refund policy in 2022"
+# still names one.
 _ASKER_EVENT = re.compile(
-    rf"\b(?:i|i've|i'd|we|we've|my|our)\b[^.?!,;]{{0,60}}?\b(?:in|during|since|back in)\s+({_Y})\b",
+    r"\b(?:i|we)\s+(?:(?:was|were|had|have|'ve|just|first)\s+)?"
+    r"(?:[a-z]+ed|bought|began|got|left|took|went|paid|made|met|sold|spent|came|became|"
+    rf"joined)\b[^.?!,;]{{0,60}}?\b(?:in|during|since|back in)\s+({_Y})\b",
     re.IGNORECASE,
 )
 # "original" alone names a version in a question asked in the past tense ("What was the

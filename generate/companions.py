@@ -39,7 +39,8 @@ def companions(
     """Units of the best unit's block that read with it: up to two within
     ``same_block_margin`` of its score, and in a short block the neighbours that share
     the question's words (a rule and its exception, a limit and its condition) — never
-    a unit giving another figure of the asked kind, which would be another answer."""
+    a unit giving another figure of the asked kind, which would be another answer, but the
+    items of a lead-in chosen with it."""
     figures = answer_figures(best.unit.text)
     sentences = [
         s
@@ -56,9 +57,9 @@ def companions(
     close = [s for s in sentences if s.score >= best.score - weights.same_block_margin]
     chosen = {id(s): s for s in sorted(close, key=lambda s: -s.score)[:2]}
     # A lead-in ("… capped per night, by city tier:") says nothing without the items it
-    # introduces: they come with it.
+    # introduces: they come with it, whatever figures they give (the list is the answer).
     for lead in [s for s in chosen.values() if s.unit.text.rstrip().endswith(":")]:
-        items = [s for s in block if s.unit.index > lead.unit.index][:MAX_LIST_ITEMS]
+        items = items_after(lead, block)[:MAX_LIST_ITEMS]
         chosen.update((id(s), s) for s in items if s is not best)
     if len(block) <= SHORT_BLOCK_UNITS:
         for s in sentences:

@@ -45,7 +45,7 @@ from docent.versions import (
 from generate.answer_gate import AnswerGate, case_signals
 from generate.answer_types import wants_figure
 from generate.companions import MAX_LIST_ITEMS, TYPE_MATCH, close_siblings, companions
-from generate.lists import item_lead
+from generate.lists import item_lead, items_after
 from generate.outcomes import answered
 from generate.pointers import pointers
 from generate.protocols import Generation
@@ -275,7 +275,7 @@ class ExtractiveGenerator:
             texts = [s.unit.text for s in siblings]
             return ambiguous(texts, [t.split(":", 1)[0] for t in texts])
         if best.unit.text.rstrip().endswith(":"):
-            items = [s for s in block if s.unit.index > best.unit.index][:MAX_LIST_ITEMS]
+            items = items_after(best, block)[:MAX_LIST_ITEMS]
             # An item naming something the lead-in does not ("Tier 1") picks itself out.
             specific = {id(s): len(s.own - best.own) for s in items}
             top = max(specific.values(), default=0)

@@ -14,9 +14,10 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import date
 
 from docent.contracts import Hit
-from docent.versions import VersionRequest, names_version
+from docent.versions import VersionRequest, current_successor, names_version
 
 
 def supersession_order(hits: Sequence[Hit], asked_for: VersionRequest | None = None) -> list[Hit]:
@@ -69,39 +70,54 @@ def cut(
     top_k: int,
     asked_for: VersionRequest | None = None,
 ) -> tuple[list[Hit], list[Hit]]:
-    """``(kept, cut)``: kept = the first ``top_k`` hits, in order, that clear ``threshold``;
+    """``(kept, cut)``: kept = at most ``top_k`` hits, in order, that clear ``threshold``;
     cut = every other candidate, in order (below the threshold, or beyond ``top_k``).
 
-    A superseded hit whose successor document is among the candidates is never kept, unless
-    it is of the past version the question asks for (``asked_for``): its wording may clear
-    the bar where the current rule's does not, but it is not what applies. When it clears
-    the bar, the successor's passage of the same section is kept in its place (the old
-    version vouches that the documents cover the question: "How long can a prospect test
-    the product …?" matched the 2023 price list's "Free trial" better than today's)."""
+    A superseded hit whose successor document (followed through a chain of versions to the
+    one in force) is among the candidates is never kept, unless it is of the past version
+    the question asks for (``asked_for``): its wording may clear the bar where the current
+    rule's does not, but it is not what applies. When it clears the bar, the successor's
+    passages of the same section are kept in its place, below the bar or not (the old version
+    vouches that the documents cover the question: "How long can a prospect test the product
+    …?" matched the 2023 price list's "Free trial" better than today's)."""
     if top_k <= 0:
         raise ValueError(f"top_k must be greater than 0, got {top_k}")
     effective = {hit.chunk.source: hit.chunk.effective_date for hit in hits}
     keep: list[int] = []
     for i, hit in enumerate(hits):
-        if len(keep) == top_k or not passes(hit, threshold):
+        if len(keep) == top_k or i in keep or not passes(hit, threshold):
             continue
-        successor = hit.chunk.superseded_by
-        if not (
-            hit.chunk.status == "superseded"
-            and successor in effective
-            and successor != hit.chunk.source
-            and not (asked_for and names_version(asked_for, hit.chunk, effective[successor]))
-        ):
+        replaced_by = _replaced_by(hit, hits, effective, asked_for)
+        if replaced_by is None:
             keep.append(i)
             continue
         section = hit.chunk.heading_path[1:]
         keep.extend(
             j
             for j, other in enumerate(hits)
-            if other.chunk.source == successor
+            if section
+            and other.chunk.source == replaced_by
+            and other.chunk.status != "superseded"
             and other.chunk.heading_path[1:] == section
             and j not in keep
         )
         del keep[top_k:]
     chosen = set(keep)
     return [hits[i] for i in sorted(chosen)], [h for i, h in enumerate(hits) if i not in chosen]
+
+
+def _replaced_by(
+    hit: Hit,
+    hits: Sequence[Hit],
+    effective: dict[str, date | None],
+    asked_for: VersionRequest | None,
+) -> str | None:
+    """The document in force that replaced ``hit``'s, when it is among ``hits`` and the
+    question does not ask for ``hit``'s version; else None."""
+    direct = hit.chunk.superseded_by
+    if hit.chunk.status != "superseded" or not direct or direct == hit.chunk.source:
+        return None
+    if asked_for and names_version(asked_for, hit.chunk, effective.get(direct)):
+        return None
+    successor = current_successor(hit.chunk, hits)
+    return successor if successor in effective and successor != hit.chunk.source else None

@@ -203,7 +203,10 @@ def test_a_lead_in_quoted_beside_the_best_unit_brings_its_items() -> None:
     }
     hotels = make_hit(
         "expenses.md#2",
-        "\n".join(units),
+        "Hotel costs are capped per night, by city tier, excluding local tourist taxes:\n\n"
+        "- Tier 1 cities: up to €220 per night.\n- Tier 2 cities: up to €160 per night.\n\n"
+        "If no hotel is available under the cap within 2 km of where you are working, ask "
+        "your manager to approve the higher rate in TripDesk before you book.",
         sentences=tuple(units),
         unit_scores=tuple(units.values()),
         score=0.7,

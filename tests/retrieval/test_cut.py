@@ -152,3 +152,20 @@ def test_the_past_version_asked_for_and_one_without_its_successor_are_kept() -> 
     assert ids(kept) == ["pricing-2023.md#4"]
     kept, _ = cut([old, new], threshold=0.4, top_k=1)
     assert ids(kept) == ["pricing.md#4"]
+
+
+def test_a_chain_of_versions_is_followed_to_the_one_in_force() -> None:
+    """2022 → 2023 → 2025, all three candidates: neither old version is kept, the 2025
+    passage of the section stands in (a review found the 2023 one kept)."""
+    from dataclasses import replace
+
+    oldest = version("p2022.md", 0.9, 0, "Trial", superseded_by="p2023.md")
+    middle = version("p2023.md", 0.3, 0, "Trial", superseded_by="p2025.md")
+    newest = version("p2025.md", 0.2, 0, "Trial")
+    kept, _ = cut([oldest, middle, newest], threshold=0.4, top_k=5)
+    assert ids(kept) == ["p2025.md#0"]
+    # A passage without a section of its own (a document with no sub-headings) stands in for
+    # nothing: every passage of the successor would match.
+    flat = replace(oldest, chunk=replace(oldest.chunk, heading_path=("p2022",)))
+    kept, _ = cut([flat, middle, newest], threshold=0.4, top_k=5)
+    assert kept == []
