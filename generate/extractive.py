@@ -273,7 +273,7 @@ class ExtractiveGenerator:
         siblings = close_siblings(best, block, expectation, self.weights)
         if len(siblings) >= 2:
             texts = [s.unit.text for s in siblings]
-            return ambiguous(texts, [t.split(":", 1)[0] for t in texts])
+            return ambiguous(texts)
         if best.unit.text.rstrip().endswith(":"):
             items = items_after(best, block)[:MAX_LIST_ITEMS]
             # An item naming something the lead-in does not ("Tier 1") picks itself out.
@@ -284,7 +284,7 @@ class ExtractiveGenerator:
                 items = chosen
             texts = [s.unit.text for s in items]
             if wants_figure(expectation) and len(texts) >= 2 and differ_in_figures(texts):
-                return ambiguous(texts, [t.split(":", 1)[0] for t in texts])
+                return ambiguous(texts)
             quote = "\n".join([best.unit.text, *texts])
             return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
         picked = [best, *companions(best, block, expectation, self.weights)]

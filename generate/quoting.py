@@ -28,9 +28,11 @@ def differ_in_figures(items: Sequence[str]) -> bool:
     return len({f for f in figures if f}) >= 2
 
 
-def ambiguous(readings: Sequence[str], labels: Sequence[str]) -> Ambiguous:
+def ambiguous(readings: Sequence[str], labels: Sequence[str] | None = None) -> Ambiguous:
     """Up to three readings; the clarifying question names them by ``labels`` (a row's first
-    cell, an item's text before its colon) when those are short and distinct."""
+    cell; by default, an item's text before its colon) when those are short and distinct."""
+    if labels is None:
+        labels = [reading.split(":", 1)[0] for reading in readings]
     labels = [label.strip() for label in labels[:3]]
     if len(set(labels)) == len(labels) and all(0 < len(label) <= 40 for label in labels):
         question = "Which one do you mean: " + ", ".join(labels[:-1]) + f" or {labels[-1]}?"

@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from docent.contracts import Hit
 from docent.list_items import item_parents
@@ -44,6 +45,7 @@ from generate.text import (
     addresses_model,
     best_overlap_sentence,
     chunk_sentences,
+    collapse_space,
     content_words,
     split_sentences,
 )
@@ -175,11 +177,18 @@ _EXAMPLE = re.compile(r"^\W*(for example|for instance|example\b|e\.g\.)", re.IGN
 
 def in_example(unit: Unit) -> bool:
     """Is the unit a sentence of a paragraph that opens as a worked example?"""
-    text = " ".join(unit.text.split())
-    for paragraph in re.split(r"\n\s*\n", unit.hit.chunk.text):
-        if text in " ".join(paragraph.split()):
-            return bool(_EXAMPLE.match(paragraph))
+    text = collapse_space(unit.text)
+    for paragraph, example in _paragraphs(unit.hit.chunk.text):
+        if text in paragraph:
+            return example
     return False
+
+
+@lru_cache(maxsize=4096)  # asked of every scored unit of a block, several times a question
+def _paragraphs(text: str) -> tuple[tuple[str, bool], ...]:
+    """A chunk's paragraphs (whitespace runs made single), each with whether it opens as a
+    worked example."""
+    return tuple((collapse_space(p), bool(_EXAMPLE.match(p))) for p in re.split(r"\n\s*\n", text))
 
 
 def is_meta(text: str, heading_path: tuple[str, ...] = ()) -> bool:
