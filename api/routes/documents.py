@@ -111,18 +111,15 @@ def refuse_wider_replacements(
 
 
 def refuse_unseen_predecessors(
-    services: Services, user: CurrentUser, fields: dict[str, str | None]
+    services: Services, user: CurrentUser, *, supersedes: str | None, superseded_by: str | None
 ) -> None:
     """``supersedes`` / ``superseded_by`` re-mark another document in place, so an upload may
     only name one the uploader can read. A hidden and a missing name get the same answer,
-    in the words a file's own field gets (``ingest.grant.unseen_version_refusal``)."""
-    # ``supersedes`` may name several documents, as a file's own field may ("a.md, b.md").
-    wanted = [
-        (field, name)
-        for field, value in fields.items()
-        for name in (version_names(value) if field == "supersedes" else [(value or "").strip()])
-        if name
-    ]
+    in the words a file's own field gets (``ingest.grant.unseen_version_refusal``).
+    ``supersedes`` may name several documents, as a file's own field may ("a.md, b.md")."""
+    successor = (superseded_by or "").strip()
+    wanted = [("supersedes", name) for name in version_names(supersedes)]
+    wanted += [("superseded_by", successor)] if successor else []
     if not wanted:
         return
     levels = services.settings.access_levels
@@ -189,9 +186,7 @@ def upload(
         effective_date=effective_date,
         groups=groups,
     )
-    refuse_unseen_predecessors(
-        services, user, {"supersedes": supersedes, "superseded_by": superseded_by}
-    )
+    refuse_unseen_predecessors(services, user, supersedes=supersedes, superseded_by=superseded_by)
     ingestor = ingestor_of(services)
     folder = new_upload_dir(settings)
     taken: set[str] = set()
