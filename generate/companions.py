@@ -3,6 +3,8 @@ that read with it, and the items of its list that are other readings of a figure
 
 from __future__ import annotations
 
+import re
+
 from generate.answer_types import wants_figure
 from generate.figures import answer_figures
 from generate.lists import items_after, lead_in_of
@@ -12,6 +14,8 @@ from generate.unit_scoring import Scored, Weights, in_example, is_meta
 MAX_LIST_ITEMS = 4
 SHORT_BLOCK_UNITS = 4  # in a block this short, neighbours sharing the question's words join
 TYPE_MATCH = 0.7  # type_fit at or above which a unit carries what the question asks for
+# A sentence opening so refers back to the one before it and goes on with what it says.
+_REFERS_BACK = re.compile(r"^\W*(it|its|they|their|these|this|he|she)\b", re.IGNORECASE)
 
 
 def close_siblings(
@@ -61,6 +65,11 @@ def companions(
     for lead in [s for s in chosen.values() if s.unit.text.rstrip().endswith(":")]:
         items = items_after(lead, block)[:MAX_LIST_ITEMS]
         chosen.update((id(s), s) for s in items if s is not best)
+    # "It adds audit logs, …" after "The Business plan costs €199/month …" is the rest of
+    # what the plan includes, whatever words the question used (a user pass).
+    follows = [s for s in sentences if s.unit.index == best.unit.index + 1]
+    if follows and _REFERS_BACK.match(follows[0].unit.text) and best.unit.header is None:
+        chosen.setdefault(id(follows[0]), follows[0])
     if len(block) <= SHORT_BLOCK_UNITS:
         for s in sentences:
             if (

@@ -44,6 +44,7 @@ from docent.versions import (
 )
 from generate.answer_gate import AnswerGate, case_signals
 from generate.answer_types import wants_figure
+from generate.bands import band_answer
 from generate.companions import MAX_LIST_ITEMS, TYPE_MATCH, close_siblings, companions
 from generate.lists import item_lead, items_after
 from generate.outcomes import answered
@@ -52,7 +53,7 @@ from generate.protocols import Generation
 from generate.question_types import ALL_RULES, Expectation, expect
 from generate.quoting import ambiguous, cite, differ_in_figures, under_heading
 from generate.reasons import NOT_FOUND, UNCLEAR, VERSION_MISSING
-from generate.table_answers import superlative_table, table_answer
+from generate.table_answers import rows_asked, superlative_table, table_answer
 from generate.text import collapse_space, content_words, split_sentences
 from generate.unit_scoring import (
     ACROSS_SECTIONS_SHARE,
@@ -117,7 +118,7 @@ class ExtractiveGenerator:
                 working(outcome, considered, gate),
                 self.model,
                 confidence=confidence,
-                pointers=pointers(considered, draft),
+                pointers=pointers(considered, draft, question),
             )
 
         ordered = sorted(hits, key=lambda h: h.rank)
@@ -219,16 +220,18 @@ class ExtractiveGenerator:
             for h in hits
             if names_version(request, h.chunk, effective.get(h.chunk.superseded_by or ""))
         ]
-        old = self._best(self._score(old_hits, asked), asked.expectation)
+        old_scored = self._score(old_hits, asked)
+        old = self._best(old_scored, asked.expectation)
         if old is None:
             return None
+        old_quote = _version_quote(old, old_scored)
+        if old_quote is None:  # a whole table asked for, too long to quote
+            block = [s for s in old_scored if s.unit.hit is old.unit.hit]
+            return table_answer(old, block, hits, asked.expectation, asked.question)
         successor = current_successor(old.unit.hit.chunk, hits)
         same_doc = [h for h in hits if h.chunk.status == "current" and h.chunk.source == successor]
-        typed = [
-            s
-            for s in self._score(same_doc, asked)
-            if _carries_type(s) or not wants_figure(asked.expectation)
-        ]
+        now_scored = self._score(same_doc, asked)
+        typed = [s for s in now_scored if _carries_type(s) or not wants_figure(asked.expectation)]
         # The current rule beside the old one: the successor's unit that says what the old
         # one says, else its closest unit of the same section. Never a sentence of another
         # part or another document quoted as the rule now (when neither was retrieved, the
@@ -240,17 +243,17 @@ class ExtractiveGenerator:
             or counterpart(old, typed, ACROSS_SECTIONS_SHARE)
             or max(same_part, key=lambda s: s.score, default=None)
         )
-        parts = [(old, "Under the superseded version")]
-        if now is not None:
-            parts.append((now, "The current version"))
+        parts = [(old, "Under the superseded version", old_quote)]
+        now_quote = None if now is None else _version_quote(now, now_scored)
+        if now is not None and now_quote is not None:
+            parts.append((now, "The current version", now_quote))
         answer: list[str] = []
         quotes: list[tuple[str, str]] = []
-        for scored, label in parts:
+        for scored, label, text in parts:
             chunk = scored.unit.hit.chunk
             when = (
                 f" (effective {chunk.effective_date.isoformat()})" if chunk.effective_date else ""
             )
-            text = _quote_text(scored)
             answer.append(f"{label}{when}: {cite(text, chunk.chunk_id)}")
             quotes.append((chunk.chunk_id, text))
         return answered("\n".join(answer), quotes, hits)
@@ -267,6 +270,9 @@ class ExtractiveGenerator:
         cid = best.unit.hit.chunk.chunk_id
         if best.unit.header is not None:
             return table_answer(best, block, hits, expectation, question)
+        banded = band_answer(best, block, hits, question)
+        if banded is not None:
+            return banded
         # An item whose list gives other figures of the asked kind that score as near is one
         # reading of several ("How much can I spend on a hotel per night?" quoted the Tier 1
         # cap alone, at 87 %: a user pass); a question that picks it out gets it alone.
@@ -377,9 +383,15 @@ def _joined(units: Sequence[Scored]) -> str:
     return (" " if ended else "\n").join(texts)
 
 
-def _quote_text(scored: Scored) -> str:
+def _version_quote(scored: Scored, pool: Sequence[Scored]) -> str | None:
+    """What a past version's answer (or its successor's) quotes: the unit, or for a table
+    row the header and the rows the question asks about (``rows_asked``: "Which plans were
+    offered in 2024?" quoted one plan's row); None when those are too many to quote."""
     unit = scored.unit
-    return f"{unit.header}\n{unit.text}" if unit.header else unit.text
+    if unit.header is None:
+        return unit.text
+    rows = rows_asked(scored, [s for s in pool if s.unit.hit is unit.hit])
+    return None if rows is None else "\n".join([unit.header, *(s.unit.text for s in rows)])
 
 
 def _tier(hit: Hit) -> str:

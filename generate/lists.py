@@ -41,6 +41,22 @@ def items_after(lead: Scored, block: Sequence[Scored]) -> list[Scored]:
     return out
 
 
+def list_run(best: Scored, block: Sequence[Scored]) -> list[Scored]:
+    """The items of the list ``best`` is an item of, in order: the run of list-item units
+    around it (empty when it is no item)."""
+    items = item_lines(best.unit.hit.chunk.text)
+    if collapse_space(best.unit.text) not in items:
+        return []
+    ordered = sorted(block, key=lambda s: s.unit.index)
+    at = ordered.index(best)
+    start = end = at
+    while start > 0 and collapse_space(ordered[start - 1].unit.text) in items:
+        start -= 1
+    while end + 1 < len(ordered) and collapse_space(ordered[end + 1].unit.text) in items:
+        end += 1
+    return ordered[start : end + 1]
+
+
 def item_lead(best: Scored, block: Sequence[Scored]) -> Scored | None:
     """When ``best`` is a later paragraph of a list item, the item's first unit: "… should
     also be billed here." says where only under "18F Hiring / Onboarding - #1241: …"."""

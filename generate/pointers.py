@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from docent.contracts import Answered, Outcome
+from generate.bands import band_first
 from generate.tables import row_reading
 from generate.text import collapse_space
 from generate.unit_scoring import Scored
@@ -16,11 +17,15 @@ from generate.unit_scoring import Scored
 Pointer = tuple[str, str]  # (chunk id, a unit as a person reads it)
 
 
-def pointers(considered: Sequence[Scored], draft: Outcome | None = None) -> tuple[Pointer, ...]:
+def pointers(
+    considered: Sequence[Scored], draft: Outcome | None = None, question: str = ""
+) -> tuple[Pointer, ...]:
     """The draft's quoted units first (when ``draft`` is an answer held back), then every
-    unit scored, best first: a block's first entry is what a reader of it should see first."""
+    unit scored, best first (in a list, the item whose band holds a quantity ``question``
+    states before the rest: ``generate.bands.band_first``): a block's first entry is what a
+    reader of it should see first."""
     lead = quoted(considered, draft) if isinstance(draft, Answered) else []
-    ranked = sorted(considered, key=lambda s: -s.score)
+    ranked = band_first(sorted(considered, key=lambda s: -s.score), question)
     return tuple(dict.fromkeys((s.unit.hit.chunk.chunk_id, reading(s)) for s in [*lead, *ranked]))
 
 
@@ -37,7 +42,14 @@ def quoted(considered: Sequence[Scored], draft: Answered) -> list[Scored]:
         if s.unit.hit.chunk.chunk_id == first.id
         and (at := quote.find(collapse_space(s.unit.text))) >= 0
     ]
-    return [s for _, s in sorted(found, key=lambda pair: pair[0])]
+    # A lead-in ("… based on how long you've worked:") only introduces the item quoted with
+    # it, which holds the answer: the item comes first.
+    return [
+        s
+        for _, s in sorted(
+            found, key=lambda pair: (pair[1].unit.text.rstrip().endswith(":"), pair[0])
+        )
+    ]
 
 
 def reading(scored: Scored) -> str:

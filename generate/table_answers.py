@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from docent.contracts import Hit, Outcome
+from generate.bands import band_pick
 from generate.outcomes import answered
 from generate.question_types import Expectation, Superlative
 from generate.quoting import ambiguous
@@ -32,17 +33,44 @@ def table_answer(
         quote = superlative_quote(rows, header, expectation.superlative, question)
         if quote is not None:
             return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
-    header_words = content_words(header)
-    # Rows matching the question exactly as well as the best row does, on words of their
-    # own cells (not the header's): when several tie, the question did not pick a row.
-    specific = best.own - header_words
-    ties = [s for s in rows if s.own - header_words == specific and s.own == best.own]
-    if not specific and len(ties) >= 2:
+    # A question stating a quantity picks the row whose band holds it ("a purchase of
+    # about €12,000" → "€5,000 to €25,000"; ``generate.bands``).
+    picked = band_pick(question, rows)
+    named, ties = ([picked], []) if picked is not None else _matching_rows(best, rows)
+    if not named and len(ties) >= 2:
         readings = [row_reading(header, s.unit.text) for s in ties[:3]]
         return ambiguous(readings, [cells(s.unit.text)[0] for s in ties[:3]])
-    matched = sorted([s for s in ties if specific][:2] or [best], key=lambda s: s.unit.index)
-    quote = "\n".join([header, *(s.unit.text for s in matched)])
+    quote = "\n".join([header, *(s.unit.text for s in named or [best])])
     return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
+
+
+MAX_LISTED_ROWS = 12
+
+
+def rows_asked(best: Scored, block: Sequence[Scored]) -> list[Scored] | None:
+    """For a past version's table ("Which plans were offered in 2024?"): the rows of
+    ``best``'s table the question asks about, in table order — those it names in their own
+    cells (up to two), else, when it names none and several match it alike, every such row
+    (the question asks for the table, not one row of it; up to ``MAX_LISTED_ROWS``); None
+    when more than that many do (no quote of a part would be the answer)."""
+    named, ties = _matching_rows(best, [s for s in block if s.unit.header is not None])
+    if named:
+        return named
+    if len(ties) > MAX_LISTED_ROWS:
+        return None
+    return sorted(ties, key=lambda s: s.unit.index) if len(ties) >= 2 else [best]
+
+
+def _matching_rows(best: Scored, rows: Sequence[Scored]) -> tuple[list[Scored], list[Scored]]:
+    """``(named, ties)``: ties = the rows matching the question exactly as well as the best
+    row does, on words of their own cells (not the header's) and in all; named = up to two
+    of them in table order when those words are any (the question picked them), else none
+    (when several tie, the question did not pick a row)."""
+    header_words = content_words(best.unit.header or "")
+    specific = best.own - header_words
+    ties = [s for s in rows if s.own - header_words == specific and s.own == best.own]
+    named = sorted(ties[:2], key=lambda s: s.unit.index) if specific else []
+    return named, ties
 
 
 def superlative_table(

@@ -165,6 +165,23 @@ def test_a_rule_and_its_exception_in_a_short_block_read_together() -> None:
     assert "fully remotely" in outcome.answer and "two days a week" in outcome.answer
 
 
+def test_a_sentence_referring_back_to_the_answer_goes_on_with_it() -> None:
+    """Found in a user pass: "What does the Business plan include?" got the price and seats
+    without "It adds audit logs, …", which shares none of the question's words."""
+    units = {
+        "The Business plan costs €199/month and includes 25 seats.": 0.8,
+        "It adds audit logs, custom data retention and priority support.": 0.4,
+        "Invoices are sent monthly.": 0.3,
+        "Enterprise pricing is by quote.": 0.3,
+        "Seats can be added at any time.": 0.3,
+    }
+    block = hit("pricing.md#3", units, score=0.7, heading_path=("Pricing", "Business plan"))
+    outcome = ask("What does the Business plan include?", [block])
+    assert isinstance(outcome, Answered)
+    assert "audit logs" in outcome.answer
+    assert "Invoices" not in outcome.answer and "Enterprise" not in outcome.answer
+
+
 def test_a_worked_example_is_not_quoted_as_the_rule() -> None:
     """A user pass got "You will earn 104 more sick leave hours (26 pay periods x 4 hours per
     pay period)" at 87 % for "how many hours do I earn each pay period": the figures of a

@@ -9,6 +9,7 @@ import pytest
 
 from docent.contracts import Answered, Hit, InsufficientEvidence
 from tests.generate.answering import ask, hit
+from tests.render.builders import make_hit
 
 
 def superseded_pair(current_rank: int) -> list[Hit]:
@@ -196,3 +197,45 @@ def test_the_current_version_beside_the_oldest_of_a_chain_is_the_one_in_force() 
     assert "€500" in first and first.startswith("Under the superseded version (effective 2022")
     assert "€1,000" in second and second.startswith("The current version (effective 2025-03-01)")
     assert "€750" not in outcome.answer
+
+
+PLANS_2023 = (
+    "| Plan | Price | Seats included |\n|---|---|---|\n"
+    "| Starter | Free | 1 seat |\n| Team | €49/month | 5 seats |\n"
+    "| Business | €179/month | 20 seats |"
+)
+PLAN_ROWS_2023 = (
+    "Plan: Starter; Price: Free; Seats included: 1 seat",
+    "Plan: Team; Price: €49/month; Seats included: 5 seats",
+    "Plan: Business; Price: €179/month; Seats included: 20 seats",
+)
+
+
+def plans_2023() -> Hit:
+    return make_hit(
+        "pricing-2023.md#1",
+        PLANS_2023,
+        kind="table",
+        score=0.7,
+        heading_path=("Pricing 2023", "Plans at a glance"),
+        sentences=PLAN_ROWS_2023,
+        unit_scores=(0.8, 0.82, 0.8),
+        best_sentence=PLAN_ROWS_2023[1],
+        effective_date=date(2023, 1, 1),
+        status="superseded",
+        superseded_by="pricing.md",
+        title="Pricing 2023",
+    )
+
+
+def test_a_past_versions_table_the_question_names_no_row_of_is_quoted_whole() -> None:
+    """Found in a user pass: "Which plans were offered in 2024?" was answered with the 2023
+    Team row alone, as if it were the only plan."""
+    outcome = ask("Which plans were offered in 2024?", [plans_2023()])
+    assert isinstance(outcome, Answered)
+    assert outcome.answer.startswith("Under the superseded version (effective 2023-01-01):")
+    for plan in ("| Starter |", "| Team |", "| Business |"):
+        assert plan in outcome.answer
+    named = ask("What did the Business plan cost in 2024?", [plans_2023()])
+    assert isinstance(named, Answered)
+    assert "| Business |" in named.answer and "| Team |" not in named.answer

@@ -1,0 +1,153 @@
+"""Bands of a quantity among sibling list items and table rows (``generate.bands``): the
+sibling whose band holds the quantity a question states answers, and is what a non-answer
+highlights; caps (bands that overlap) choose nothing."""
+
+import math
+
+import pytest
+
+from docent.contracts import Ambiguous, Answered, Hit
+from generate.answer_gate import AnswerGate
+from generate.bands import Band, band_pick, bands, quantities
+from generate.extractive import ExtractiveGenerator
+from generate.unit_scoring import Scored, Unit
+from render.prompt import render
+from tests.generate.answering import ask
+from tests.render.builders import make_hit
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Fewer than 3 years: 4 hours per pay period", Band(-math.inf, 3, "year", high_open=True)),
+        ("Between 3 and 15 years: 6 hours per pay period", Band(3, 15, "year")),
+        ("15+ years: 8 hours per pay period", Band(15, math.inf, "year")),
+        ("3–15 years", Band(3, 15, "year")),
+        ("5 years or more", Band(5, math.inf, "year")),
+        ("purchases under €5,000 need one quote", Band(-math.inf, 5000, "€", high_open=True)),
+        ("purchases from €5,000 to €25,000 need three", Band(5000, 25000, "€")),
+        ("purchases above €25,000 need a tender", Band(25000, math.inf, "€", low_open=True)),
+        ("up to 5 nights", Band(-math.inf, 5, "night")),
+    ],
+)
+def test_bands_read_ranges_bounds_and_open_ends(text: str, expected: Band) -> None:
+    assert bands(text) == [expected]
+
+
+def test_a_figure_that_is_no_bound_is_no_band() -> None:
+    assert bands("Tier 1 cities cost €220 per night.") == []
+    assert bands("You earn 4 hours per pay period.") == []
+
+
+@pytest.mark.parametrize(
+    ("question", "value", "unit"),
+    [
+        ("with 10 years in government", 10, "year"),
+        ("a €40k analytics platform", 40_000, "€"),
+        ("about 2,500 dollars all-in", 2500, "$"),
+        ("250km each way", 250, "km"),
+    ],
+)
+def test_quantities_read_the_number_and_its_unit(question: str, value: float, unit: str) -> None:
+    (found,) = quantities(question)
+    assert (found.value, found.unit) == (value, unit)
+
+
+LEAVE = (
+    "Annual leave accrues based on how long you've worked for the federal government:",
+    "Fewer than 3 years: 4 hours per pay period",
+    "Between 3 and 15 years: 6 hours per pay period",
+    "15+ years: 8 hours per pay period",
+)
+
+
+def leave_hit(scores: tuple[float, ...] = (0.55, 0.5, 0.5, 0.62)) -> Hit:
+    """The 18F handbook's list, with the "15+ years" item scoring best (a user pass: "10
+    years in government" was marked there)."""
+    return make_hit(
+        "leave.md#3",
+        f"{LEAVE[0]}\n\n* {LEAVE[1]}\n* {LEAVE[2]}\n* {LEAVE[3]}",
+        sentences=LEAVE,
+        unit_scores=scores,
+        score=0.7,
+        heading_path=("Leave", "Annual leave"),
+        best_sentence=LEAVE[3],
+    )
+
+
+@pytest.mark.parametrize(
+    ("years", "item"), [("10 years", LEAVE[2]), ("2 years", LEAVE[1]), ("20 years", LEAVE[3])]
+)
+def test_the_item_whose_band_holds_the_asked_quantity_answers(years: str, item: str) -> None:
+    outcome = ask(f"How much annual leave do I earn with {years} in government?", [leave_hit()])
+    assert isinstance(outcome, Answered)
+    assert item in outcome.answer
+    assert [i for i in LEAVE[1:] if i in outcome.answer] == [item]
+    assert outcome.answer.startswith(LEAVE[0])  # under the lead-in that says what it counts
+
+
+def scored(text: str) -> Scored:
+    return Scored(Unit(leave_hit(), text, "", 0), 0.5, 0.5, 0.0, 0.0)
+
+
+def test_caps_that_overlap_choose_no_item() -> None:
+    """A cap per tier is what a figure is tested against: "€180 a night" holds under both
+    caps and chooses no tier (the tier is the asker's city's)."""
+    caps = [scored("Tier 1 cities: up to €220 per night."), scored("Tier 2 cities: up to €160.")]
+    assert band_pick("My hotel costs €180 a night, is that OK?", caps) is None
+    assert band_pick("My hotel costs €200 a night, is that OK?", caps) is None
+
+
+def test_bands_of_another_unit_or_a_shared_edge_choose_nothing() -> None:
+    items = [scored(t) for t in LEAVE[1:]]
+    assert band_pick("How much leave with 15 years in government?", items) is None  # two hold
+    assert band_pick("How much leave with 10 months in government?", items) is None
+    assert band_pick("How much annual leave do I earn?", items) is None
+
+
+THRESHOLDS = (
+    "| Purchase value | Quotes needed |\n|---|---|\n"
+    "| under €5,000 | one written quote |\n"
+    "| from €5,000 to €25,000 | three written quotes |\n"
+    "| above €25,000 | a formal tender |"
+)
+THRESHOLD_ROWS = (
+    "Purchase value: under €5,000; Quotes needed: one written quote",
+    "Purchase value: from €5,000 to €25,000; Quotes needed: three written quotes",
+    "Purchase value: above €25,000; Quotes needed: a formal tender",
+)
+
+
+def test_a_table_row_whose_band_holds_the_quantity_answers() -> None:
+    table = make_hit(
+        "procurement.md#2",
+        THRESHOLDS,
+        kind="table",
+        score=0.7,
+        heading_path=("Procurement Policy", "Purchase thresholds"),
+        sentences=THRESHOLD_ROWS,
+        unit_scores=(0.8, 0.8, 0.8),
+        best_sentence=THRESHOLD_ROWS[0],
+    )
+    outcome = ask("What do I need for a purchase of about €12,000?", [table])
+    assert isinstance(outcome, Answered)
+    assert "three written quotes" in outcome.answer
+    assert "one written quote |" not in outcome.answer and "tender" not in outcome.answer
+    unnamed = ask("What do I need for a purchase?", [table])
+    assert isinstance(unnamed, Ambiguous)  # no quantity: no row is picked
+
+
+def test_a_non_answer_highlights_the_item_whose_band_holds_the_quantity() -> None:
+    """What the closest passage's excerpt marks (``generate.ask.closest_passages`` reads a
+    block's first pointer): the held-back draft's item, not the lead-in or the best-scored
+    "15+ years" item."""
+    prompt = render(
+        "How much annual leave do I earn with 10 years in government?", [leave_hit()], 2000
+    )
+    shut = ExtractiveGenerator(gate=AnswerGate(threshold=1.0))
+    generation = shut.generate(prompt, prompt.kept)
+    assert not isinstance(generation.outcome, Answered)
+    assert generation.pointers[0] == ("leave.md#3", LEAVE[2])
+    low = leave_hit((0.2, 0.2, 0.2, 0.3))  # nothing close enough to draft an answer from
+    prompt = render("How much annual leave do I earn with 2 years in government?", [low], 2000)
+    assert shut.generate(prompt, prompt.kept).pointers[0] == ("leave.md#3", LEAVE[1])
