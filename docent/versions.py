@@ -123,6 +123,29 @@ def version_request(question: str) -> VersionRequest | None:
     return None
 
 
+def without_year(question: str) -> str:
+    """``question`` without the year it names a version by ("What was the hotel cap in
+    2023?" → "What was the hotel cap?"), for reading its meaning: a year shared with a
+    document's title ("Pricing 2023") outweighs the topic for the bundled embedder, while
+    which version is in force that year is read from the documents' dates. Unchanged when
+    the question names no version by year (an asker's own year stays), or names a year in
+    the present tense ("When is St Brigid's Day in 2026?" may be asking for a document's
+    own year: "Public Holidays 2026")."""
+    request = version_request(question)
+    if request is None or request.year is None or not request.dated:
+        return question
+    year = str(request.year)
+    stripped = re.sub(
+        rf"\s*(?:\b(?:back |as )?(?:in|of|for|during|from|since|as of)\s+)?\(?\b{year}\b\)?",
+        "",
+        question,
+        count=1,
+        flags=re.IGNORECASE,
+    )
+    stripped = re.sub(r"\s+([?.!,])", r"\1", stripped).strip()
+    return stripped if stripped.strip(" ?.!,") else question
+
+
 def version_missing(request: VersionRequest, current: Chunk) -> bool:
     """Does the request name a version older than ``current`` (the current document that
     answers), so that the current rule would answer another version than the one asked?

@@ -27,7 +27,7 @@ from docent.contracts import Chunk, Embedder, Hit, Principal
 from docent.db.state import index_version
 from docent.errors import InvalidInput
 from docent.scope import Collections, NamedCollection
-from docent.versions import version_request
+from docent.versions import version_request, without_year
 from retrieval.cut import cut, supersession_order
 from retrieval.errors import EmptyQuery
 from retrieval.fusion import rrf
@@ -220,10 +220,12 @@ class Searcher:
             allowed = _Allowed(acl, principal.user_id)
             fusion = self._fuse(bm25_hits, vector_hits, allowed, scope)
         with clock.stage("rerank"):
-            # Within a named collection its name tells none of its passages apart.
-            reranked = self.reranker.rerank(asked or text, fusion.candidates)
+            # Within a named collection its name tells none of its passages apart; a year
+            # naming a version is read from the documents' dates, not their wording.
+            meaning = without_year(asked or text)
+            reranked = self.reranker.rerank(meaning, fusion.candidates)
             if self.order is not None:
-                reranked = self.order.order(asked or text, reranked, self.words)
+                reranked = self.order.order(meaning, reranked, self.words)
         with clock.stage("cut"):
             readable = [h for h in reranked if allowed(h.chunk)]
             request = version_request(text)
@@ -256,7 +258,7 @@ class Searcher:
             if snapshot.version != version:
                 bm25_hits = self._read_back(bm25_hits, acl)
         with clock.stage("embed"):
-            query_vector = self.embedder.embed([text])[0]
+            query_vector = self.embedder.embed([without_year(text)])[0]
         with clock.stage("vector"):
             vector_hits = self.index.search(query_vector, acl, depth)
         return bm25_hits, vector_hits

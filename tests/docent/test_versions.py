@@ -4,7 +4,7 @@ from datetime import date
 
 import pytest
 
-from docent.versions import VersionRequest, names_version, version_request
+from docent.versions import VersionRequest, names_version, version_request, without_year
 from tests.render.builders import make_chunk
 
 
@@ -98,3 +98,23 @@ def test_only_superseded_chunks_of_the_named_year_qualify() -> None:
     assert not names_version(VersionRequest(year=2026), old, date(2025, 3, 1))  # type: ignore[arg-type]
     assert not names_version(VersionRequest(year=2021), old)  # type: ignore[arg-type]
     assert names_version(VersionRequest(before=2025, older=True), old)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("question", "read"),
+    [
+        ("What was the hotel cap in 2023?", "What was the hotel cap?"),
+        ("Which plans were offered in 2024?", "Which plans were offered?"),
+        ("What did the 2019 terms say about refunds?", "What did the terms say about refunds?"),
+        # No past version dated by a year: the question is read as asked.
+        ("When is St Brigid's Day in 2026?", None),  # maybe a document's own year
+        ("On the previous (2023) price list, how many seats?", None),
+        ("I bought the Team plan in 2022, can I get a refund?", None),
+        ("What was the refund window before the 2025 policy?", None),
+        ("How many seats does the Team plan include?", None),
+    ],
+)
+def test_without_year_drops_only_the_year_dating_a_past_version(
+    question: str, read: str | None
+) -> None:
+    assert without_year(question) == (read or question)

@@ -13,6 +13,7 @@ import pytest
 
 from docent.contracts import Embedder, Principal
 from docent.wiring import Services
+from generate.ask import ask_json
 from retrieval.searcher import Searcher, SearchResult
 from tests.retrieval.conftest import make_settings
 
@@ -130,6 +131,27 @@ def test_superseded_versions_rank_below_current_ones(
     assert superseded not in {h.chunk.source for h in result.hits}
     old = [hit.chunk for hit in result.cut if hit.chunk.source == superseded]
     assert {(c.status, c.superseded_by) for c in old} == {("superseded", current)}
+
+
+def test_a_year_naming_a_version_is_read_from_dates_not_matched_as_a_word(
+    services: Services,
+) -> None:
+    """Found in a user pass: "What was the hotel cap in 2023?" kept the Pricing 2023 table
+    (the shared year outweighed the topic for the embedder) and offered it as where the
+    answer probably is; the expenses policy holding the caps took effect in 2024, so that
+    version is not in the documents. A question about the 2023 price list still gets it."""
+    hotel = ask_json(services.asker.ask("What was the hotel cap in 2023?", EMPLOYEE))
+    assert hotel["reason_code"] == "version_not_found" and hotel["answer"] is None
+    assert all(not r["source"].startswith("pricing") for r in hotel["retrieved"])
+    assert [c["source"] for c in hotel["closest"]][:1] == ["expenses.md"]
+    seats = ask_json(
+        services.asker.ask(
+            "On the previous (2023) price list, how many users came bundled with Team?", EMPLOYEE
+        )
+    )
+    assert seats["outcome"] == "answered"
+    assert "5 seats" in str(seats["answer"]) and "10 seats" in str(seats["answer"])
+    assert [c["status"] for c in seats["citations"]] == ["superseded", "current"]
 
 
 def test_codes_are_found_exactly(searcher: Searcher) -> None:
