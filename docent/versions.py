@@ -85,6 +85,34 @@ _ASKER_EVENT = re.compile(
     rf"joined)\b[^.?!,;]{{0,60}}?\b(?:in|during|since|back in)\s+({_Y})\b",
     re.IGNORECASE,
 )
+# A year in a statement before the question ("My contract was signed in 2022; how long do
+# refunds take?", "Our office opened in 2021, what is the hotel cap?") sets the asker's
+# scene, not a version (a user pass got the 2022 refund rule, superseded, as a checked
+# answer); a frame opening with a preposition ("In 2023, what was …?", "Under Pricing 2023,
+# how much …?") still dates the question.
+_CLAUSE_BREAK = re.compile(
+    rf"[;.!?]\s+|,\s+(?={_ASKING}|(?:can|could|do|does|did|is|are|was|were|may|should|"
+    r"will|would|must|how)\b)",
+    re.IGNORECASE,
+)
+_TIME_FRAME = re.compile(
+    r"^\W*(?:back\s+)?(?:in|during|under|for|from|per|according to|as of|at|on|by)\b",
+    re.IGNORECASE,
+)
+_ASKS = re.compile(rf"^\W*(?:{_ASKING}|(?:was|were|did|is|are|do|does)\b)", re.IGNORECASE)
+
+
+def _scene_years(question: str) -> set[str]:
+    """The years of the statements before the question's last clause."""
+    parts = _CLAUSE_BREAK.split(question)
+    return {
+        year
+        for part in parts[:-1]
+        if not (_TIME_FRAME.match(part) or _ASKS.match(part))
+        for year in _YEAR.findall(part)
+    }
+
+
 # "original" alone names a version in a question asked in the past tense ("What was the
 # original refund window?"), not in today's ("the original payment method").
 _ORIGINAL = re.compile(r"\boriginal\b", re.IGNORECASE)
@@ -109,9 +137,12 @@ def version_request(question: str) -> VersionRequest | None:
     before = _BEFORE.search(question)
     if before:
         return VersionRequest(before=int(before.group(1)), older=True)
-    named = bool(_DATED.search(question))  # "the 2022 policy": a version, whatever the tense
-    asker = set() if named else {m.group(1) for m in _ASKER_EVENT.finditer(question)}
-    years = [int(y) for y in _YEAR.findall(question) if y not in asker]
+    dated = _DATED.search(question)  # "the 2022 policy": a version, whatever the tense
+    named = dated is not None
+    asker = {m.group(1) for m in _ASKER_EVENT.finditer(question)} | _scene_years(question)
+    # The version's own year first ("I joined in 2019; what did the 2021 policy say?").
+    own = _YEAR.findall(dated.group(0)) if dated is not None else []
+    years = [int(y) for y in [*own, *_YEAR.findall(question)] if y in own or y not in asker]
     past = bool(_PAST_ASK.search(question) or _PAST_VERB_YEAR.search(question))
     older = bool(_OLDER.search(_AGE.sub(" ", question))) or (
         past and bool(_ORIGINAL.search(question))
@@ -124,25 +155,27 @@ def version_request(question: str) -> VersionRequest | None:
 
 
 def without_year(question: str) -> str:
-    """``question`` without the year it names a version by ("What was the hotel cap in
+    """``question`` without the year it dates a past version by ("What was the hotel cap in
     2023?" → "What was the hotel cap?"), for reading its meaning: a year shared with a
     document's title ("Pricing 2023") outweighs the topic for the bundled embedder, while
-    which version is in force that year is read from the documents' dates. Unchanged when
-    the question names no version by year (an asker's own year stays), or names a year in
-    the present tense ("When is St Brigid's Day in 2026?" may be asking for a document's
-    own year: "Public Holidays 2026")."""
+    which version was in force that year is read from the documents' dates. Unchanged when
+    it dates no past version (an asker's own year, a present-tense year that may be a
+    document's own: "When is St Brigid's Day in 2026?"), or names more than one year or a
+    span ("2023-24"), where which year is the version's is not read here."""
     request = version_request(question)
     if request is None or request.year is None or not request.dated:
         return question
-    year = str(request.year)
+    if len(_YEAR.findall(question)) != 1 or re.search(rf"\b{_Y}\s*[-–/]\s*\d", question):
+        return question
     stripped = re.sub(
-        rf"\s*(?:\b(?:back |as )?(?:in|of|for|during|from|since|as of)\s+)?\(?\b{year}\b\)?",
+        rf"\s*(?:\b(?:back |as )?(?:in|of|for|during|from|since|as of)\s+)?"
+        rf"\(?\b{request.year}\b\)?",
         "",
         question,
         count=1,
         flags=re.IGNORECASE,
     )
-    stripped = re.sub(r"\s+([?.!,])", r"\1", stripped).strip()
+    stripped = re.sub(r"\s+([?.!,;])", r"\1", stripped).strip().lstrip(",;: ")
     return stripped if stripped.strip(" ?.!,") else question
 
 

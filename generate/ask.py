@@ -35,14 +35,14 @@ from docent.contracts import (
     Principal,
 )
 from docent.errors import InvalidInput
-from docent.versions import version_request
+from docent.versions import version_missing, version_request
 from docent.views import hit_json, passage_ref
 from generate.checks import CheckResult, gate, verify
 from generate.errors import LLMUnavailable
 from generate.excerpts import excerpt
 from generate.outcomes import citation_to_dict
 from generate.protocols import Generation, Generator, SearcherLike, SearchResultLike
-from generate.reasons import reason_for
+from generate.reasons import VERSION_MISSING, reason_for
 from generate.result import AskResult, Handoff
 from generate.trace import save_trace
 from render.budget import TokenCounter
@@ -110,7 +110,7 @@ class Asker:
         # A question naming a collection is read as its passages were ranked by a backend
         # that quotes by wording (``Generator.quotes_by_wording``).
         read = found.asked if found.asked and self.generator.quotes_by_wording else None
-        outcome, prompt, generation = self._answer(read or question, hits, checks, timings)
+        outcome, prompt, generation = self._answer(read or question, hits, checks, timings, cut)
         result = AskResult(
             trace_id=self._new_trace_id(),
             question=question,
@@ -157,12 +157,16 @@ class Asker:
         hits: tuple[Hit, ...],
         checks: list[CheckResult],
         timings: dict[str, float],
+        cut: Sequence[Hit] = (),
     ) -> tuple[Outcome, RenderedPrompt | None, Generation | None]:
         """The gate, then render, generate and verify when it lets the hits through; each
         step's check appended to ``checks`` and its time to ``timings``."""
         gated = gate(hits)
         if gated is not None:
             checks.append(CheckResult("gate", False, "no hit cleared the relevance threshold"))
+            if later_version_only(question, cut):
+                checks.append(CheckResult("version_missing", False, VERSION_MISSING))
+                return InsufficientEvidence(VERSION_MISSING), None, None
             return gated, None, None
         checks.append(CheckResult("gate", True))
         mark = self._clock()
@@ -220,6 +224,21 @@ class Asker:
 
 def _ms(seconds: float) -> float:
     return round(seconds * 1000.0, 3)
+
+
+def later_version_only(question: str, cut: Sequence[Hit]) -> bool:
+    """Nothing cleared the bar for a question dating a past version, and the nearest
+    passage is of a version in force only after that date ("What were the hotel caps in
+    2019?" beside a policy effective 2024): that version is not in the documents, which
+    says more than "nothing matched"."""
+    request = version_request(question)
+    nearest = min(cut, key=lambda h: h.rank, default=None)
+    return (
+        request is not None
+        and nearest is not None
+        and nearest.chunk.status == "current"
+        and version_missing(request, nearest.chunk)
+    )
 
 
 CLOSEST_PASSAGES = 3  # offered to read when passages matched but none was quoted

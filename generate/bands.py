@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docent.contracts import Hit, Outcome
@@ -22,37 +22,60 @@ from generate.lists import items_after, lead_in_of, list_run
 from generate.outcomes import answered
 from generate.unit_scoring import Scored
 
-_NUMBER = r"(\d[\d,]*(?:\.\d+)?)\s*(k\b)?"
-_CURRENCY = r"[€$£]"
+# A number, not part of another ("1,2,3", "P-10", "€12.000" / "€12 000", which may be
+# twelve thousand written another way: skipped, not guessed).
+_NUM = (
+    r"(?<![\w.,])(?<!\d\s)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.(?!\d{3}(?!\d))\d+)?)"
+    r"(?![.,]?\d)(?!\s\d{3}\b)"
+)
+_MULTIPLIERS = {"k": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+_CURRENCIES = {"€": "€", "$": "$", "£": "£", "eur": "€", "usd": "$", "gbp": "£"}
 _UNITS = {
     "year": "year", "yr": "year", "month": "month", "week": "week", "day": "day",
     "night": "night", "hour": "hour", "hr": "hour", "km": "km", "kilometre": "km",
     "kilometer": "km", "mile": "mile", "seat": "seat", "people": "person",
     "person": "person", "employee": "person", "user": "user",
-    "euro": "€", "eur": "€", "dollar": "$", "usd": "$", "pound": "£", "gbp": "£",
+    "euro": "€", "dollar": "$", "pound": "£", **_CURRENCIES,
 }  # fmt: skip
-_UNIT_WORD = (
-    r"(years?|yrs?|months?|weeks?|days?|nights?|hours?|hrs?|km|kilomet(?:re|er)s?|miles?|"
-    r"seats?|people|persons?|employees?|users?|euros?|eur|dollars?|usd|pounds?|gbp)\b"
+# An amount: "€12,000", "€40k", "€1.5 million", "USD 2,500".
+_MONEY = re.compile(
+    rf"(?P<unit>[€$£]|\b(?:eur|usd|gbp)\s)\s?{_NUM}(?:\s?(?P<mult>k|mn|m|bn|million|billion)\b)?",
+    re.IGNORECASE,
 )
-# A quantity: "€12,000", "€40k", "10 years", "250km", "2,500 dollars", "15+ years".
-_QUANTITY = re.compile(
-    rf"(?P<cur>{_CURRENCY})\s?{_NUMBER}|{_NUMBER}\s*(?P<plus>\+)?\s*-?\s*{_UNIT_WORD}",
+# A count of a unit: "10 years", "250km", "2,500 dollars", "15+ years", "10-day".
+_COUNT = re.compile(
+    rf"{_NUM}\s*(?P<plus>\+)?\s*-?\s*(?P<unit>years?|yrs?|months?|weeks?|days?|nights?|"
+    r"hours?|hrs?|km|kilomet(?:re|er)s?|miles?|seats?|people|persons?|employees?|users?|"
+    r"euros?|eur|dollars?|usd|pounds?|gbp)\b",
     re.IGNORECASE,
 )
 _JOIN = r"\s*(?:and|to|–|—|-)\s*"
 # Before the top of a range: its bottom ("between 3 and", "€5,000 to", "3–").
-_RANGE_BOTTOM = re.compile(rf"{_CURRENCY}?\s?{_NUMBER}{_JOIN}$", re.IGNORECASE)
+_RANGE_BOTTOM = re.compile(rf"(?:[€$£]\s?)?{_NUM}{_JOIN}$", re.IGNORECASE)
 # After the bottom of a range: its top follows ("… to €25,000").
-_RANGE_TOP = re.compile(rf"^{_JOIN}{_CURRENCY}?\s?\d", re.IGNORECASE)
-_BELOW = re.compile(
-    r"\b(?:(?P<strict>fewer than|less than|under|below)|up to|no more than|at most)\s+$",
+_RANGE_TOP = re.compile(rf"^{_JOIN}(?:[€$£]\s?)?\d", re.IGNORECASE)
+# Bounds before a quantity, the negated ones first: "not exceeding" is an upper bound.
+_AT_MOST = re.compile(
+    r"\b(?:not exceeding|not (?:more|over|above|in excess of)(?: than)?|no more than|up to|"
+    r"at most|a maximum of|max(?:imum)?)\s+$",
     re.IGNORECASE,
 )
-_ABOVE = re.compile(
-    r"\b(?:(?P<strict>more than|over|above|exceeding)|at least|from)\s+$", re.IGNORECASE
+_AT_LEAST = re.compile(
+    r"\b(?:no (?:less|fewer) than|not (?:less|fewer) than|not (?:under|below)|at least|"
+    r"a minimum of|min(?:imum)?|from)\s+$",
+    re.IGNORECASE,
 )
-_OR_MORE = re.compile(r"^\s*(?:or more|or over|and (?:over|above|up))\b", re.IGNORECASE)
+_BELOW = re.compile(r"\b(?:fewer than|less than|shorter than|under|below)\s+$", re.IGNORECASE)
+_ABOVE = re.compile(
+    r"\b(?:more than|longer than|over|above|exceeding|in excess of)\s+$", re.IGNORECASE
+)
+# Bounds after a quantity: "5 years or more", "3 days or less".
+_OR_MORE = re.compile(
+    r"^\s*(?:or (?:more|over|above|higher|longer)|and (?:over|above|up))\b", re.IGNORECASE
+)
+_OR_LESS = re.compile(
+    r"^\s*(?:or (?:less|fewer|under|below|lower|shorter)|and (?:under|below))\b", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -79,68 +102,94 @@ class Band:
 
 
 def quantities(text: str) -> list[Quantity]:
-    """Every quantity with a unit in ``text``."""
-    found: list[Quantity] = []
-    for m in _QUANTITY.finditer(text):
-        if m.group("cur"):
-            value, thousands, unit = m.group(2), m.group(3), m.group("cur")
-        else:
-            value, thousands, unit = m.group(4), m.group(5), m.group(7)
-        number = _number(value, thousands)
-        found.append(Quantity(number, _unit(unit), m.start(), m.end(), bool(m.group("plus"))))
-    return found
+    """Every quantity with a unit (or currency) in ``text``, in order."""
+    found = [
+        Quantity(_value(m.group(2), m.group("mult")), _unit(m.group("unit")), m.start(), m.end())
+        for m in _MONEY.finditer(text)
+    ]
+    found += [
+        Quantity(_value(m.group(1)), _unit(m.group("unit")), m.start(), m.end(), bool(m["plus"]))
+        for m in _COUNT.finditer(text)
+        if not any(q.start <= m.start() < q.end for q in found)
+    ]
+    return sorted(found, key=lambda q: q.start)
 
 
-def _number(digits: str, thousands: str | None) -> float:
-    return float(digits.replace(",", "")) * (1000 if thousands else 1)
+def _value(digits: str, multiplier: str | None = None) -> float:
+    return float(digits.replace(",", "")) * _MULTIPLIERS.get((multiplier or "").casefold(), 1)
 
 
 def _unit(word: str) -> str:
-    folded = word.casefold()
-    return folded if folded in "€$£" else _UNITS.get(folded, _UNITS.get(folded.rstrip("s"), folded))
+    folded = word.strip().casefold()
+    return _UNITS.get(folded, _UNITS.get(folded.rstrip("s"), folded))
 
 
 def bands(text: str) -> list[Band]:
     """The bands ``text`` states: "between 3 and 15 years", "3–15 years", "€5,000 to
-    €25,000", "fewer than 3 years", "up to 5 nights", "over €25,000", "15+ years"."""
+    €25,000", "fewer than 3 years", "up to 5 nights", "not exceeding €5,000", "over
+    €25,000", "15+ years", "3 days or less"."""
     out: list[Band] = []
     for q in quantities(text):
         before, after = text[: q.start], text[q.end :]
         if _RANGE_TOP.match(after):
             continue  # the bottom of a range: read with its top
-        if (bottom := _RANGE_BOTTOM.search(before)) is not None:
-            out.append(Band(_number(bottom.group(1), bottom.group(2)), q.value, q.unit))
-        elif (below := _BELOW.search(before)) is not None:
-            out.append(Band(-math.inf, q.value, q.unit, high_open=bool(below.group("strict"))))
-        elif (above := _ABOVE.search(before)) is not None:
-            out.append(Band(q.value, math.inf, q.unit, low_open=bool(above.group("strict"))))
-        elif q.plus or _OR_MORE.match(after):
-            out.append(Band(q.value, math.inf, q.unit))
+        band = _band(q, before, after)
+        if band is not None and band.low <= band.high:  # "aged 55 and 10 years" is none
+            out.append(band)
     return out
 
 
-def band_pick(question: str, siblings: Sequence[Scored]) -> Scored | None:
-    """The one sibling whose band holds a quantity the question states, when at least two
-    siblings give one band each of that quantity's unit and those bands overlap nowhere;
-    None otherwise."""
-    for q in quantities(question):
-        banded: list[tuple[Scored, Band]] = []
-        for s in siblings:
-            own = [b for b in bands(s.unit.text) if b.unit == q.unit]
-            if len(own) == 1:
-                banded.append((s, own[0]))
-        if len(banded) < 2 or not _parted(b for _, b in banded):
-            continue
-        holding = [s for s, b in banded if b.holds(q)]
-        if len(holding) == 1:
-            return holding[0]
+def _band(q: Quantity, before: str, after: str) -> Band | None:
+    inf = math.inf
+    if (bottom := _RANGE_BOTTOM.search(before)) is not None:
+        return Band(_value(bottom.group(1)), q.value, q.unit)
+    if _AT_MOST.search(before) or _OR_LESS.match(after):
+        return Band(-inf, q.value, q.unit)
+    if _AT_LEAST.search(before) or q.plus or _OR_MORE.match(after):
+        return Band(q.value, inf, q.unit)
+    if _BELOW.search(before):
+        return Band(-inf, q.value, q.unit, high_open=True)
+    if _ABOVE.search(before):
+        return Band(q.value, inf, q.unit, low_open=True)
     return None
 
 
-def _parted(each: Iterable[Band]) -> bool:
-    """No two bands share more than an edge."""
+def band_pick(question: str, siblings: Sequence[Scored]) -> Scored | None:
+    """The one sibling whose band holds the quantity the question states, when at least two
+    siblings give one band each of its unit and those bands overlap nowhere; None
+    otherwise, and when two quantities of the question pick different siblings ("2 years
+    from retirement after 20 years in government")."""
+    picks: set[int] = set()
+    for q in quantities(question):
+        banded: list[tuple[int, Band]] = []
+        for n, s in enumerate(siblings):
+            own = [b for b in bands(s.unit.text) if b.unit == q.unit]
+            if len(own) == 1:
+                banded.append((n, own[0]))
+        if len(banded) < 2 or not _parted([b for _, b in banded]):
+            continue
+        holding = [n for n, b in banded if b.holds(q)]
+        if len(holding) != 1:
+            return None  # on an edge, or beyond every band: no pick
+        picks.add(holding[0])
+    return siblings[picks.pop()] if len(picks) == 1 else None
+
+
+def _parted(each: Sequence[Band]) -> bool:
+    """No two bands share more than an edge, or every band is a closed range (salary bands
+    "€92,000–€118,000" and "€115,000–€142,000" overlap, yet €100,000 is in one of them);
+    caps ("up to €220", "up to €160") are neither."""
+    if all(math.isfinite(b.low) and math.isfinite(b.high) for b in each):
+        return True
     ordered = sorted(each, key=lambda b: (b.low, b.high))
     return all(a.high <= b.low for a, b in itertools.pairwise(ordered))
+
+
+def list_of(best: Scored, block: Sequence[Scored]) -> tuple[Scored | None, list[Scored]]:
+    """``(lead-in, items)`` of the list ``best`` introduces or is an item of (no lead-in:
+    the run of items around it)."""
+    lead = best if best.unit.text.rstrip().endswith(":") else lead_in_of(best, block)
+    return lead, items_after(lead, block) if lead is not None else list_run(best, block)
 
 
 def band_answer(
@@ -149,8 +198,7 @@ def band_answer(
     """The item of best's list (or of the list its lead-in introduces) whose band holds the
     quantity the question states ("… with 10 years in government?" → "Between 3 and 15
     years: …"), quoted under its lead-in; None when no band picks one (``generate.bands``)."""
-    lead = best if best.unit.text.rstrip().endswith(":") else lead_in_of(best, block)
-    items = items_after(lead, block) if lead is not None else list_run(best, block)
+    lead, items = list_of(best, block)
     picked = band_pick(question, items)
     if picked is None:
         return None
@@ -170,9 +218,12 @@ def band_first(ranked: Sequence[Scored], question: str) -> list[Scored]:
     for s in ranked:
         tops.setdefault(s.unit.hit.chunk.chunk_id, s)
     for cid, top in tops.items():
-        block = [s for s in ranked if s.unit.hit.chunk.chunk_id == cid]
-        lead = top if top.unit.text.rstrip().endswith(":") else lead_in_of(top, block)
-        picked = band_pick(question, items_after(lead, block) if lead else list_run(top, block))
+        # Once each (a held-back draft's units lead ``ranked`` and come again in it).
+        block = list({id(s): s for s in ranked if s.unit.hit.chunk.chunk_id == cid}.values())
+        # In a list, its items; else the block's sentences ("Your line manager approves
+        # claims up to €2,500." / "Claims above €2,500 also need …" for "a claim of €3,000").
+        items = list_of(top, block)[1] or [s for s in block if s.unit.header is None]
+        picked = band_pick(question, items)
         if picked is not None and picked is not top:
             out.remove(picked)
             out.insert(out.index(top), picked)

@@ -3,19 +3,16 @@ that read with it, and the items of its list that are other readings of a figure
 
 from __future__ import annotations
 
-import re
-
 from generate.answer_types import wants_figure
 from generate.figures import answer_figures
 from generate.lists import items_after, lead_in_of
 from generate.question_types import Expectation
+from generate.quoting import refers_back
 from generate.unit_scoring import Scored, Weights, in_example, is_meta
 
 MAX_LIST_ITEMS = 4
 SHORT_BLOCK_UNITS = 4  # in a block this short, neighbours sharing the question's words join
 TYPE_MATCH = 0.7  # type_fit at or above which a unit carries what the question asks for
-# A sentence opening so refers back to the one before it and goes on with what it says.
-_REFERS_BACK = re.compile(r"^\W*(it|its|they|their|these|this|he|she)\b", re.IGNORECASE)
 
 
 def close_siblings(
@@ -67,9 +64,9 @@ def companions(
         chosen.update((id(s), s) for s in items if s is not best)
     # "It adds audit logs, …" after "The Business plan costs €199/month …" is the rest of
     # what the plan includes, whatever words the question used (a user pass).
-    follows = [s for s in sentences if s.unit.index == best.unit.index + 1]
-    if follows and _REFERS_BACK.match(follows[0].unit.text) and best.unit.header is None:
-        chosen.setdefault(id(follows[0]), follows[0])
+    follows = continuation(best, sentences, expectation)
+    if follows is not None:
+        chosen.setdefault(id(follows), follows)
     if len(block) <= SHORT_BLOCK_UNITS:
         for s in sentences:
             if (
@@ -80,3 +77,24 @@ def companions(
             ):
                 chosen.setdefault(id(s), s)
     return list(chosen.values())
+
+
+def continuation(best: Scored, block: list[Scored], expectation: Expectation) -> Scored | None:
+    """The sentence right after ``best`` when it refers back and goes on with its rule
+    ("It adds audit logs, …" after "The Business plan costs …") — not a sentence about the
+    document ("This policy is reviewed annually"), a lead-in whose items would be left out,
+    or another figure of the asked kind ("Their managers get 30.")."""
+    follows = next((s for s in block if s.unit.index == best.unit.index + 1), None)
+    if follows is None or follows.unit.header is not None:
+        return None
+    if in_example(follows.unit) and not in_example(best.unit):
+        return None
+    text = follows.unit.text
+    figures = answer_figures(best.unit.text)
+    goes_on = (
+        refers_back(follows.unit)
+        and not is_meta(text, follows.unit.hit.chunk.heading_path)
+        and not text.rstrip().endswith(":")
+        and not (wants_figure(expectation) and answer_figures(text) - figures)
+    )
+    return follows if goes_on else None

@@ -45,7 +45,12 @@ from docent.versions import (
 from generate.answer_gate import AnswerGate, case_signals
 from generate.answer_types import wants_figure
 from generate.bands import band_answer
-from generate.companions import MAX_LIST_ITEMS, TYPE_MATCH, close_siblings, companions
+from generate.companions import (
+    MAX_LIST_ITEMS,
+    TYPE_MATCH,
+    close_siblings,
+    companions,
+)
 from generate.lists import item_lead, items_after
 from generate.outcomes import answered
 from generate.pointers import pointers
@@ -53,7 +58,7 @@ from generate.protocols import Generation
 from generate.question_types import ALL_RULES, Expectation, expect
 from generate.quoting import ambiguous, cite, differ_in_figures, under_heading
 from generate.reasons import NOT_FOUND, UNCLEAR, VERSION_MISSING
-from generate.table_answers import rows_asked, superlative_table, table_answer
+from generate.table_answers import superlative_table, table_answer, which_row
 from generate.text import collapse_space, content_words, split_sentences
 from generate.unit_scoring import (
     ACROSS_SECTIONS_SHARE,
@@ -66,6 +71,7 @@ from generate.unit_scoring import (
     score_unit,
     units_of,
 )
+from generate.version_answers import labelled_versions, version_quote
 from generate.working import gate_record, working
 from render.prompt import RenderedPrompt
 
@@ -224,10 +230,9 @@ class ExtractiveGenerator:
         old = self._best(old_scored, asked.expectation)
         if old is None:
             return None
-        old_quote = _version_quote(old, old_scored)
-        if old_quote is None:  # a whole table asked for, too long to quote
-            block = [s for s in old_scored if s.unit.hit is old.unit.hit]
-            return table_answer(old, block, hits, asked.expectation, asked.question)
+        old_quote = version_quote(old, old_scored, asked.question, asked.expectation)
+        if old_quote is None:  # a whole table asked for, too long to quote: which row?
+            return which_row(old, [s for s in old_scored if s.unit.hit is old.unit.hit])
         successor = current_successor(old.unit.hit.chunk, hits)
         same_doc = [h for h in hits if h.chunk.status == "current" and h.chunk.source == successor]
         now_scored = self._score(same_doc, asked)
@@ -244,19 +249,14 @@ class ExtractiveGenerator:
             or max(same_part, key=lambda s: s.score, default=None)
         )
         parts = [(old, "Under the superseded version", old_quote)]
-        now_quote = None if now is None else _version_quote(now, now_scored)
+        now_quote = (
+            None
+            if now is None
+            else version_quote(now, now_scored, asked.question, asked.expectation)
+        )
         if now is not None and now_quote is not None:
             parts.append((now, "The current version", now_quote))
-        answer: list[str] = []
-        quotes: list[tuple[str, str]] = []
-        for scored, label, text in parts:
-            chunk = scored.unit.hit.chunk
-            when = (
-                f" (effective {chunk.effective_date.isoformat()})" if chunk.effective_date else ""
-            )
-            answer.append(f"{label}{when}: {cite(text, chunk.chunk_id)}")
-            quotes.append((chunk.chunk_id, text))
-        return answered("\n".join(answer), quotes, hits)
+        return labelled_versions(parts, hits)
 
     def _answer(
         self,
@@ -381,17 +381,6 @@ def _joined(units: Sequence[Scored]) -> str:
     texts = [s.unit.text for s in units]
     ended = all(t.rstrip().endswith((".", "!", "?", ".)", '."')) for t in texts)
     return (" " if ended else "\n").join(texts)
-
-
-def _version_quote(scored: Scored, pool: Sequence[Scored]) -> str | None:
-    """What a past version's answer (or its successor's) quotes: the unit, or for a table
-    row the header and the rows the question asks about (``rows_asked``: "Which plans were
-    offered in 2024?" quoted one plan's row); None when those are too many to quote."""
-    unit = scored.unit
-    if unit.header is None:
-        return unit.text
-    rows = rows_asked(scored, [s for s in pool if s.unit.hit is unit.hit])
-    return None if rows is None else "\n".join([unit.header, *(s.unit.text for s in rows)])
 
 
 def _tier(hit: Hit) -> str:

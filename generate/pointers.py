@@ -25,8 +25,8 @@ def pointers(
     states before the rest: ``generate.bands.band_first``): a block's first entry is what a
     reader of it should see first."""
     lead = quoted(considered, draft) if isinstance(draft, Answered) else []
-    ranked = band_first(sorted(considered, key=lambda s: -s.score), question)
-    return tuple(dict.fromkeys((s.unit.hit.chunk.chunk_id, reading(s)) for s in [*lead, *ranked]))
+    ranked = band_first([*lead, *sorted(considered, key=lambda s: -s.score)], question)
+    return tuple(dict.fromkeys((s.unit.hit.chunk.chunk_id, reading(s)) for s in ranked))
 
 
 def quoted(considered: Sequence[Scored], draft: Answered) -> list[Scored]:

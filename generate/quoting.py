@@ -4,6 +4,7 @@ picks none of several readings."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -41,11 +42,24 @@ def ambiguous(readings: Sequence[str], labels: Sequence[str] | None = None) -> A
     return Ambiguous(tuple(readings[:3]), question)
 
 
+# A sentence opening so refers back to one before it (capitalised as a sentence opens:
+# "IT asset tags …" names a department); a label ("This: …") does not.
+REFERS_BACK = re.compile(r"^\W*(?:It|Its|They|Their|These|This|He|She)\b(?!\s*\w*:)")
+
+
+def refers_back(first: Unit) -> bool:
+    """Does the unit open by referring to something before it in its passage?"""
+    return first.index > 0 and bool(REFERS_BACK.match(first.text))
+
+
 def under_heading(answer: str, first: Unit) -> str:
     """A passage that is a bare list under its heading ("Non-reimbursable expenses" over
     "- Alcohol, except at a client dinner approved in advance.") means what its heading
-    says: the answer names it, or the item reads as the opposite."""
+    says: the answer names it, or the item reads as the opposite. So does an answer opening
+    "It includes …" (a user pass: "It" named nothing)."""
     chunk = first.hit.chunk
+    if refers_back(first) and len(chunk.heading_path) >= 2:
+        return f"{chunk.heading_path[-1]}: {answer}"
     lines = [line for line in chunk.text.splitlines() if line.strip()]
     if chunk.kind != "list" or len(chunk.heading_path) < 2 or not lines:
         return answer

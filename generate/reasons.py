@@ -102,6 +102,8 @@ def check_reason(checks: Sequence[CheckLike]) -> str | None:
     """The reason the checks changed an outcome, or None when they changed nothing."""
     failed = [c for c in checks if not c.passed]
     names = {c.check for c in failed}
+    if "version_missing" in names:
+        return "version_not_found"
     if "gate" in names:
         return "below_threshold"
     if "model_call" in names:

@@ -33,32 +33,49 @@ def table_answer(
         quote = superlative_quote(rows, header, expectation.superlative, question)
         if quote is not None:
             return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
-    # A question stating a quantity picks the row whose band holds it ("a purchase of
-    # about €12,000" → "€5,000 to €25,000"; ``generate.bands``).
-    picked = band_pick(question, rows)
-    named, ties = ([picked], []) if picked is not None else _matching_rows(best, rows)
+    named, ties = _asked_rows(best, rows, question)
     if not named and len(ties) >= 2:
-        readings = [row_reading(header, s.unit.text) for s in ties[:3]]
-        return ambiguous(readings, [cells(s.unit.text)[0] for s in ties[:3]])
+        return which_row(best, rows)
     quote = "\n".join([header, *(s.unit.text for s in named or [best])])
     return answered(f"{quote} [{cid}]", [(cid, quote)], hits)
+
+
+def which_row(best: Scored, block: Sequence[Scored]) -> Outcome:
+    """A clarifying question among the first three rows of ``best``'s table that match the
+    question alike."""
+    _, ties = _matching_rows(best, [s for s in block if s.unit.header is not None])
+    header = best.unit.header or ""
+    readings = [row_reading(header, s.unit.text) for s in ties[:3]]
+    return ambiguous(readings, [cells(s.unit.text)[0] for s in ties[:3]])
 
 
 MAX_LISTED_ROWS = 12
 
 
-def rows_asked(best: Scored, block: Sequence[Scored]) -> list[Scored] | None:
+def rows_asked(best: Scored, block: Sequence[Scored], question: str) -> list[Scored] | None:
     """For a past version's table ("Which plans were offered in 2024?"): the rows of
-    ``best``'s table the question asks about, in table order — those it names in their own
-    cells (up to two), else, when it names none and several match it alike, every such row
-    (the question asks for the table, not one row of it; up to ``MAX_LISTED_ROWS``); None
-    when more than that many do (no quote of a part would be the answer)."""
-    named, ties = _matching_rows(best, [s for s in block if s.unit.header is not None])
+    ``best``'s table the question asks about, in table order — those it names or picks by
+    a quantity, else, when it names none and several match it alike, every such row (the
+    question asks for the table, not one row of it; up to ``MAX_LISTED_ROWS``); None when
+    more than that many do (no quote of a part would be the answer)."""
+    named, ties = _asked_rows(best, [s for s in block if s.unit.header is not None], question)
     if named:
         return named
     if len(ties) > MAX_LISTED_ROWS:
         return None
     return sorted(ties, key=lambda s: s.unit.index) if len(ties) >= 2 else [best]
+
+
+def _asked_rows(
+    best: Scored, rows: Sequence[Scored], question: str
+) -> tuple[list[Scored], list[Scored]]:
+    """``_matching_rows``, and when the question names no row, the row whose band holds a
+    quantity it states ("a purchase of about €12,000" → "€5,000 to €25,000";
+    ``generate.bands``)."""
+    named, ties = _matching_rows(best, rows)
+    if not named and (picked := band_pick(question, rows)) is not None:
+        return [picked], ties
+    return named, ties
 
 
 def _matching_rows(best: Scored, rows: Sequence[Scored]) -> tuple[list[Scored], list[Scored]]:

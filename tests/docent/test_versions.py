@@ -118,3 +118,24 @@ def test_without_year_drops_only_the_year_dating_a_past_version(
     question: str, read: str | None
 ) -> None:
     assert without_year(question) == (read or question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "My contract was signed in 2022; how long do refunds take to process?",
+        "Our office opened in 2021, what is the hotel cap?",
+        "been here since 2019. How many holidays do I get?",
+    ],
+)
+def test_a_year_in_a_statement_before_the_question_names_no_version(question: str) -> None:
+    """Found in a user pass: the first got the superseded 2022 refund rule as a checked
+    answer (10 business days; 5 today)."""
+    assert version_request(question) is None
+
+
+def test_a_time_frame_or_a_named_version_before_the_question_still_dates_it() -> None:
+    framed = version_request("In 2023, what was the hotel cap?")
+    assert framed is not None and framed.year == 2023 and framed.dated
+    named = version_request("I joined in 2019; what did the 2021 policy say?")
+    assert named is not None and named.year == 2021  # the version's own year, not the first

@@ -28,6 +28,10 @@ from tests.render.builders import make_hit
         ("purchases from €5,000 to €25,000 need three", Band(5000, 25000, "€")),
         ("purchases above €25,000 need a tender", Band(25000, math.inf, "€", low_open=True)),
         ("up to 5 nights", Band(-math.inf, 5, "night")),
+        ("not exceeding €5,000", Band(-math.inf, 5000, "€")),
+        ("not more than 5 days", Band(-math.inf, 5, "day")),
+        ("no less than 3 years", Band(3, math.inf, "year")),
+        ("3 days or less", Band(-math.inf, 3, "day")),
     ],
 )
 def test_bands_read_ranges_bounds_and_open_ends(text: str, expected: Band) -> None:
@@ -37,6 +41,14 @@ def test_bands_read_ranges_bounds_and_open_ends(text: str, expected: Band) -> No
 def test_a_figure_that_is_no_bound_is_no_band() -> None:
     assert bands("Tier 1 cities cost €220 per night.") == []
     assert bands("You earn 4 hours per pay period.") == []
+    assert bands("Aged 55 and 10 years of service") == []  # no range runs downwards
+    assert bands("Clause 7.3 - 5 days") == []
+
+
+@pytest.mark.parametrize("text", ["€12.000", "€12 000", "1,2,3 days", "3,5 years", "HR10 days"])
+def test_a_number_written_another_way_is_skipped_not_guessed(text: str) -> None:
+    """ "€12.000" may be twelve thousand: read as 12 it would pick the lowest band."""
+    assert quantities(text) == []
 
 
 @pytest.mark.parametrize(
@@ -46,6 +58,9 @@ def test_a_figure_that_is_no_bound_is_no_band() -> None:
         ("a €40k analytics platform", 40_000, "€"),
         ("about 2,500 dollars all-in", 2500, "$"),
         ("250km each way", 250, "km"),
+        ("a €2m contract", 2_000_000, "€"),
+        ("about €1.5 million", 1_500_000, "€"),
+        ("USD 12,000 all in", 12_000, "$"),
     ],
 )
 def test_quantities_read_the_number_and_its_unit(question: str, value: float, unit: str) -> None:
@@ -101,6 +116,8 @@ def test_caps_that_overlap_choose_no_item() -> None:
 def test_bands_of_another_unit_or_a_shared_edge_choose_nothing() -> None:
     items = [scored(t) for t in LEAVE[1:]]
     assert band_pick("How much leave with 15 years in government?", items) is None  # two hold
+    two = "I'm 2 years from retirement after 20 years in government; how much leave?"
+    assert band_pick(two, items) is None  # the two quantities pick different items
     assert band_pick("How much leave with 10 months in government?", items) is None
     assert band_pick("How much annual leave do I earn?", items) is None
 
@@ -151,3 +168,59 @@ def test_a_non_answer_highlights_the_item_whose_band_holds_the_quantity() -> Non
     low = leave_hit((0.2, 0.2, 0.2, 0.3))  # nothing close enough to draft an answer from
     prompt = render("How much annual leave do I earn with 2 years in government?", [low], 2000)
     assert shut.generate(prompt, prompt.kept).pointers[0] == ("leave.md#3", LEAVE[1])
+
+
+def test_a_row_the_question_names_wins_over_a_band() -> None:
+    units = (
+        "Plan: Team; Users: up to 10 users; Price: €59/month",
+        "Plan: Business; Users: from 11 to 25 users; Price: €199/month",
+    )
+    table = make_hit(
+        "pricing.md#1",
+        "| Plan | Users | Price |\n|---|---|---|\n| Team | up to 10 users | €59/month |\n"
+        "| Business | from 11 to 25 users | €199/month |",
+        kind="table",
+        score=0.7,
+        heading_path=("Pricing", "Plans"),
+        sentences=units,
+        unit_scores=(0.8, 0.8),
+        best_sentence=units[1],
+    )
+    named = ask("How much does the Team plan cost for 20 users?", [table])  # band: Business
+    assert isinstance(named, Answered) and "€59" in named.answer and "€199" not in named.answer
+    picked = ask("How much does a plan cost for 20 users?", [table])
+    assert isinstance(picked, Answered) and "€199" in picked.answer and "€59" not in picked.answer
+
+
+def test_closed_ranges_that_overlap_still_pick_the_one_holding_the_figure() -> None:
+    """Salary bands overlap at their ends; "€100,000" is in L5's alone (found in a user pass:
+    the excerpt marked L7), "€116,000" in L5's and L6's (no pick)."""
+    levels = [
+        scored("Level: L5; Salary range: €92,000–€118,000"),
+        scored("Level: L6; Salary range: €115,000–€142,000"),
+        scored("Level: L7; Salary range: €138,000–€170,000"),
+    ]
+    assert band_pick("I earn €100,000, which level is that?", levels) is levels[0]
+    assert band_pick("Which level pays €116,000?", levels) is None
+
+
+def test_a_non_answer_marks_the_sentence_whose_bound_holds_the_figure() -> None:
+    """Found in a user pass: "Who approves an expense claim of €3,000?" marked the line
+    manager's "up to €2,500" sentence, not "Claims above €2,500 also need …"."""
+    units = {
+        "Your line manager approves claims up to €2,500 per claim.": 0.6,
+        "Claims above €2,500 also need the approval of the Finance Director.": 0.5,
+        "Nobody approves their own expenses.": 0.3,
+    }
+    block = make_hit(
+        "expenses.md#6",
+        " ".join(units),
+        sentences=tuple(units),
+        unit_scores=tuple(units.values()),
+        score=0.7,
+        heading_path=("Expenses", "Approval limits"),
+    )
+    shut = ExtractiveGenerator(gate=AnswerGate(threshold=1.0))
+    for amount, marked in (("€3,000", 1), ("€300", 0)):
+        prompt = render(f"Who approves an expense claim of {amount}?", [block], 2000)
+        assert shut.generate(prompt, prompt.kept).pointers[0][1] == list(units)[marked]

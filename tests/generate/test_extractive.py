@@ -182,6 +182,47 @@ def test_a_sentence_referring_back_to_the_answer_goes_on_with_it() -> None:
     assert "Invoices" not in outcome.answer and "Enterprise" not in outcome.answer
 
 
+@pytest.mark.parametrize(
+    ("question", "after"),
+    [
+        ("How often are laptops replaced?", "IT asset tags must never be removed."),
+        ("How often are laptops replaced?", "This policy is reviewed annually by Finance."),
+        ("How often are laptops replaced?", "These exceptions apply:"),
+        ("How many days of leave do new staff get?", "Their managers get 30 days."),
+    ],
+)
+def test_a_sentence_after_the_answer_that_goes_elsewhere_is_not_quoted_with_it(
+    question: str, after: str
+) -> None:
+    """Found in a review: a department ("IT"), a sentence about the document, a lead-in
+    without its items, another figure of the asked kind."""
+    first = (
+        "Laptops are replaced every three years."
+        if "laptops" in question
+        else "New staff get 20 days of leave."
+    )
+    units = {first: 0.8, after: 0.3, "Ask the service desk.": 0.2, "Keep receipts.": 0.2}
+    units |= {"Other rules live elsewhere.": 0.2}
+    block = hit("it.md#1", units, score=0.7, heading_path=("IT Policy", "Equipment"))
+    outcome = ask(question, [block])
+    assert isinstance(outcome, Answered)
+    assert after.rstrip(":.") not in outcome.answer
+
+
+def test_an_answer_opening_it_names_what_it_is_about() -> None:
+    """Found in a user pass: "Does the Team plan include scheduled reports?" was answered
+    "It includes unlimited dashboards, scheduled reports, …", "It" naming nothing."""
+    units = {
+        "The Team plan costs €59/month.": 0.3,
+        "Each additional seat costs €7.": 0.2,
+        "It includes unlimited dashboards, scheduled reports and email support.": 0.9,
+    }
+    block = hit("pricing.md#2", units, score=0.7, heading_path=("Pricing", "Team plan"))
+    outcome = ask("Does the Team plan include scheduled reports?", [block])
+    assert isinstance(outcome, Answered)
+    assert outcome.answer.startswith("Team plan: It includes unlimited dashboards")
+
+
 def test_a_worked_example_is_not_quoted_as_the_rule() -> None:
     """A user pass got "You will earn 104 more sick leave hours (26 pay periods x 4 hours per
     pay period)" at 87 % for "how many hours do I earn each pay period": the figures of a

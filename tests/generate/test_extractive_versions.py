@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from docent.contracts import Answered, Hit, InsufficientEvidence
+from docent.contracts import Ambiguous, Answered, Hit, InsufficientEvidence
 from tests.generate.answering import ask, hit
 from tests.render.builders import make_hit
 
@@ -239,3 +239,88 @@ def test_a_past_versions_table_the_question_names_no_row_of_is_quoted_whole() ->
     named = ask("What did the Business plan cost in 2024?", [plans_2023()])
     assert isinstance(named, Answered)
     assert "| Business |" in named.answer and "| Team |" not in named.answer
+
+
+def test_a_long_past_table_the_question_names_no_row_of_asks_which_row() -> None:
+    """More rows than an answer should quote (found in a review: they fell back to a row
+    quoted without its "superseded" label)."""
+    rows = tuple(f"City: City {n}; Daily per diem: €{40 + n}" for n in range(14))
+    table = make_hit(
+        "per-diem-2023.md#1",
+        "| City | Daily per diem |\n|---|---|\n"
+        + "\n".join(f"| City {n} | €{40 + n} |" for n in range(14)),
+        kind="table",
+        score=0.7,
+        heading_path=("Per diem 2023", "Rates"),
+        sentences=rows,
+        unit_scores=(0.8,) * 14,
+        best_sentence=rows[0],
+        effective_date=date(2023, 1, 1),
+        status="superseded",
+        superseded_by="per-diem.md",
+        title="Per diem 2023",
+    )
+    outcome = ask("What were the daily per diem rates in 2023?", [table])
+    assert isinstance(outcome, Ambiguous)
+
+
+def test_a_past_tables_row_a_quantity_picks_is_quoted_alone_and_marked() -> None:
+    rows = (
+        "Purchase value: under €5,000; Quotes needed: one written quote",
+        "Purchase value: from €5,000 to €25,000; Quotes needed: three written quotes",
+        "Purchase value: above €25,000; Quotes needed: a formal tender",
+    )
+    table = make_hit(
+        "procurement-2023.md#1",
+        "| Purchase value | Quotes needed |\n|---|---|\n| under €5,000 | one written quote |\n"
+        "| from €5,000 to €25,000 | three written quotes |\n| above €25,000 | a formal tender |",
+        kind="table",
+        score=0.7,
+        heading_path=("Procurement 2023", "Thresholds"),
+        sentences=rows,
+        unit_scores=(0.8, 0.8, 0.8),
+        best_sentence=rows[0],
+        effective_date=date(2023, 1, 1),
+        status="superseded",
+        superseded_by="procurement.md",
+        title="Procurement 2023",
+    )
+    outcome = ask("What did a purchase of €12,000 need in 2023?", [table])
+    assert isinstance(outcome, Answered)
+    assert outcome.answer.startswith("Under the superseded version (effective 2023-01-01):")
+    assert "three written quotes" in outcome.answer and "tender" not in outcome.answer
+
+
+def test_a_past_versions_sentence_brings_the_one_that_goes_on_with_it_under_its_heading() -> None:
+    """Found in a user pass: "What did the Business plan include in 2023?" dropped "It adds
+    …"; "Did the 2023 Team plan include email support?" quoted "It includes …" with
+    nothing for "It" to name."""
+    old = hit(
+        "pricing-2023.md#2",
+        {
+            "The Business plan costs €179/month and includes 20 seats.": 0.8,
+            "It adds audit logs and priority support.": 0.5,
+            "Invoices are monthly.": 0.2,
+        },
+        score=0.8,
+        heading_path=("Pricing 2023", "Business plan"),
+        effective_date=date(2023, 1, 1),
+        status="superseded",
+        superseded_by="pricing.md",
+        title="Pricing 2023",
+    )
+    outcome = ask("What did the Business plan include in 2023?", [old])
+    assert isinstance(outcome, Answered) and "audit logs" in outcome.answer
+    alone = hit(
+        "pricing-2023.md#3",
+        {"Seats cost extra.": 0.2, "It includes unlimited dashboards and email support.": 0.9},
+        score=0.8,
+        heading_path=("Pricing 2023", "Team plan"),
+        effective_date=date(2023, 1, 1),
+        status="superseded",
+        superseded_by="pricing.md",
+        title="Pricing 2023",
+    )
+    marked = ask("Did the 2023 Team plan include email support?", [alone])
+    assert isinstance(marked, Answered)
+    assert "Team plan: It includes unlimited dashboards" in marked.answer

@@ -1,0 +1,46 @@
+"""How a past version's answer reads (``generate/extractive.py``): what it quotes of the old
+version and of the current one beside it, each labelled with its status and effective date."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from docent.contracts import Hit, Outcome
+from generate.companions import continuation
+from generate.outcomes import answered
+from generate.question_types import Expectation
+from generate.quoting import cite, under_heading
+from generate.table_answers import rows_asked
+from generate.unit_scoring import Scored
+
+
+def version_quote(
+    scored: Scored, pool: Sequence[Scored], question: str, expectation: Expectation
+) -> str | None:
+    """What a version's answer quotes: the unit with the sentence that goes on with it
+    (``companions.continuation``: "It adds audit logs, …"); or for a table row the header
+    and the rows the question asks about (``rows_asked``: "Which plans were offered in
+    2024?" quoted one plan's row); None when those are too many to quote."""
+    unit = scored.unit
+    block = [s for s in pool if s.unit.hit is unit.hit]
+    if unit.header is None:
+        follows = continuation(scored, block, expectation)
+        return " ".join([unit.text, *([follows.unit.text] if follows else [])])
+    rows = rows_asked(scored, block, question)
+    return None if rows is None else "\n".join([unit.header, *(s.unit.text for s in rows)])
+
+
+def labelled_versions(parts: Sequence[tuple[Scored, str, str]], hits: Sequence[Hit]) -> Outcome:
+    """One line per version, ``(unit, label, quote)``: "Under the superseded version
+    (effective 2023-01-01): …", a sentence opening "It …" under its heading, a table's
+    header on the label's line (the checks read each line as a claim; a label alone on its
+    line is none)."""
+    answer: list[str] = []
+    quotes: list[tuple[str, str]] = []
+    for scored, label, text in parts:
+        chunk = scored.unit.hit.chunk
+        when = f" (effective {chunk.effective_date.isoformat()})" if chunk.effective_date else ""
+        shown = text if scored.unit.header else under_heading(text, scored.unit)
+        answer.append(f"{label}{when}: {cite(shown, chunk.chunk_id)}")
+        quotes.append((chunk.chunk_id, text))
+    return answered("\n".join(answer), quotes, hits)
