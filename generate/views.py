@@ -43,7 +43,7 @@ def numbered_answer(answer: str, ids: Sequence[str]) -> str:
 NONANSWER_TITLES = {
     "below_threshold": "The documents do not cover this.",
     "model_abstained": "No direct answer in the documents.",
-    "unclear_evidence": "The documents do not answer this clearly.",
+    "unclear_evidence": "Not clear enough to quote as the answer.",
     "version_not_found": "That version is not in the documents you can read.",
     # The check fires when the current version was among the passages but not quoted: it
     # said "the current version's matching passage was not found" above that very passage.

@@ -107,7 +107,7 @@ def test_passages_that_match_but_state_no_answer_are_offered_to_read(docent: Doc
     assert code == 0
     assert out.startswith("Not a checked answer. The answer is probably in these passages:\n")
     # Its words agree with the tier: the answer may be in them, not "none states it".
-    assert "The documents do not answer this clearly." in out
+    assert "Not clear enough to quote as the answer." in out
     assert "No sentence of the passages found matches the question closely enough" in out
     assert "None of the passages found states" not in out
     offered = out.split("not a checked answer):\n", 1)[1].split("Who to ask:", 1)[0].splitlines()
@@ -148,7 +148,7 @@ def test_an_answer_the_gate_holds_back_says_the_documents_do_not_answer_it_clear
     code, out, _ = docent("ask", question, **strict)
     assert code == 0
     assert out.startswith("Not a checked answer. The answer is probably in these passages:\n")
-    assert "The documents do not answer this clearly." in out
+    assert "Not clear enough to quote as the answer." in out
     assert "none of them stands out clearly enough" in out and "Who to ask:" in out
     assert "not a checked answer):\n  - handbook.md › Employee Handbook › Annual leave" in out
     code, out, _ = docent("ask", question, "--json", **strict)

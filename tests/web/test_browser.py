@@ -98,7 +98,7 @@ def test_an_abstention_offers_a_person_and_hands_it_over(
     # A passage on home working matched, but no sentence of it says anything about dogs:
     # the card says so, points at the passage to read, and offers a person.
     card = page.inner_text(".nonanswer")
-    assert "The documents don't answer this clearly." in card
+    assert "Not clear enough to quote as the answer." in card
     assert "No sentence of the passages found matches the question closely enough" in card
     closest = page.locator(".closest a").first
     assert closest.inner_text().startswith("Remote Work Policy › ")

@@ -215,7 +215,7 @@ function nonanswerTitle(data) {
     case "version_not_found":
       return ["That version is not in the documents you can read.", "Only a later version is; its closest passages are below, for comparison."];
     case "unclear_evidence":
-      return ["The documents don't answer this clearly.", data.missing || "None of the passages found stands out as the answer."];
+      return ["Not clear enough to quote as the answer.", data.missing || "None of the passages found stands out as the answer."];
     case "superseded_cited":
       return [SUPERSEDED_ONLY, "The closest passages are below; none is a checked answer."];
     default:
