@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docent.contracts import Hit, Outcome
-from generate.lists import items_after, lead_in_of, list_run
+from generate.lists import list_of
 from generate.outcomes import answered
 from generate.unit_scoring import Scored
 
@@ -160,10 +160,11 @@ def band_pick(question: str, siblings: Sequence[Scored]) -> Scored | None:
     otherwise, and when two quantities of the question pick different siblings ("2 years
     from retirement after 20 years in government")."""
     picks: set[int] = set()
+    stated = [bands(s.unit.text) for s in siblings]
     for q in quantities(question):
         banded: list[tuple[int, Band]] = []
-        for n, s in enumerate(siblings):
-            own = [b for b in bands(s.unit.text) if b.unit == q.unit]
+        for n, each in enumerate(stated):
+            own = [b for b in each if b.unit == q.unit]
             if len(own) == 1:
                 banded.append((n, own[0]))
         if len(banded) < 2 or not _parted([b for _, b in banded]):
@@ -183,13 +184,6 @@ def _parted(each: Sequence[Band]) -> bool:
         return True
     ordered = sorted(each, key=lambda b: (b.low, b.high))
     return all(a.high <= b.low for a, b in itertools.pairwise(ordered))
-
-
-def list_of(best: Scored, block: Sequence[Scored]) -> tuple[Scored | None, list[Scored]]:
-    """``(lead-in, items)`` of the list ``best`` introduces or is an item of (no lead-in:
-    the run of items around it)."""
-    lead = best if best.unit.text.rstrip().endswith(":") else lead_in_of(best, block)
-    return lead, items_after(lead, block) if lead is not None else list_run(best, block)
 
 
 def band_answer(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from generate.answer_types import wants_figure
 from generate.figures import answer_figures
-from generate.lists import items_after, lead_in_of
+from generate.lists import is_lead_in, items_after, lead_in_of
 from generate.question_types import Expectation
 from generate.quoting import refers_back
 from generate.unit_scoring import Scored, Weights, in_example, is_meta
@@ -59,7 +59,7 @@ def companions(
     chosen = {id(s): s for s in sorted(close, key=lambda s: -s.score)[:2]}
     # A lead-in ("… capped per night, by city tier:") says nothing without the items it
     # introduces: they come with it, whatever figures they give (the list is the answer).
-    for lead in [s for s in chosen.values() if s.unit.text.rstrip().endswith(":")]:
+    for lead in [s for s in chosen.values() if is_lead_in(s)]:
         items = items_after(lead, block)[:MAX_LIST_ITEMS]
         chosen.update((id(s), s) for s in items if s is not best)
     # "It adds audit logs, …" after "The Business plan costs €199/month …" is the rest of
@@ -73,7 +73,7 @@ def companions(
                 abs(s.unit.index - best.unit.index) == 1
                 and s.own
                 and not is_meta(s.unit.text, s.unit.hit.chunk.heading_path)
-                and not s.unit.text.rstrip().endswith(":")
+                and not is_lead_in(s)
             ):
                 chosen.setdefault(id(s), s)
     return list(chosen.values())
@@ -94,7 +94,7 @@ def continuation(best: Scored, block: list[Scored], expectation: Expectation) ->
     goes_on = (
         refers_back(follows.unit)
         and not is_meta(text, follows.unit.hit.chunk.heading_path)
-        and not text.rstrip().endswith(":")
+        and not is_lead_in(follows)
         and not (wants_figure(expectation) and answer_figures(text) - figures)
     )
     return follows if goes_on else None

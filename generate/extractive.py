@@ -51,7 +51,7 @@ from generate.companions import (
     close_siblings,
     companions,
 )
-from generate.lists import item_lead, items_after
+from generate.lists import is_lead_in, item_lead, items_after
 from generate.outcomes import answered
 from generate.pointers import pointers
 from generate.protocols import Generation
@@ -280,7 +280,7 @@ class ExtractiveGenerator:
         if len(siblings) >= 2:
             texts = [s.unit.text for s in siblings]
             return ambiguous(texts)
-        if best.unit.text.rstrip().endswith(":"):
+        if is_lead_in(best):
             items = items_after(best, block)[:MAX_LIST_ITEMS]
             # An item naming something the lead-in does not ("Tier 1") picks itself out.
             specific = {id(s): len(s.own - best.own) for s in items}
@@ -329,7 +329,7 @@ class ExtractiveGenerator:
             and collapse_space(s.unit.text) not in quoted
             and s.unit.header is None
             and s.score >= max(best.score - margin, self.weights.min_score)
-            and not s.unit.text.rstrip().endswith(":")
+            and not is_lead_in(s)
             and not is_meta(s.unit.text, s.unit.hit.chunk.heading_path)
             and not in_example(s.unit)
             and (_carries_type(s) or not wants_figure(expectation))
@@ -361,7 +361,7 @@ def _overview(scored: list[Scored], asked: Asked) -> list[Scored]:
 
 
 def _carries_type(scored: Scored) -> bool:
-    return scored.fit >= TYPE_MATCH or scored.unit.text.rstrip().endswith(":")
+    return scored.fit >= TYPE_MATCH or is_lead_in(scored)
 
 
 def _chunk_number(hit: Hit) -> int:

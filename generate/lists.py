@@ -12,6 +12,11 @@ from generate.text import collapse_space
 from generate.unit_scoring import Scored
 
 
+def is_lead_in(unit: Scored) -> bool:
+    """Does the unit introduce what follows it ("… capped per night, by city tier:")?"""
+    return unit.unit.text.rstrip().endswith(":")
+
+
 def lead_in_of(best: Scored, block: Sequence[Scored]) -> Scored | None:
     """The lead-in ("Hotel costs are capped per night, by city tier:") of the list whose
     item ``best`` is, with only items between them."""
@@ -21,7 +26,7 @@ def lead_in_of(best: Scored, block: Sequence[Scored]) -> Scored | None:
     for s in sorted(block, key=lambda s: -s.unit.index):
         if s.unit.index >= best.unit.index:
             continue
-        if s.unit.text.rstrip().endswith(":"):
+        if is_lead_in(s):
             return s
         if collapse_space(s.unit.text) not in items:
             return None
@@ -55,6 +60,13 @@ def list_run(best: Scored, block: Sequence[Scored]) -> list[Scored]:
     while end + 1 < len(ordered) and collapse_space(ordered[end + 1].unit.text) in items:
         end += 1
     return ordered[start : end + 1]
+
+
+def list_of(best: Scored, block: Sequence[Scored]) -> tuple[Scored | None, list[Scored]]:
+    """``(lead-in, items)`` of the list ``best`` introduces or is an item of (no lead-in:
+    the run of items around it)."""
+    lead = best if is_lead_in(best) else lead_in_of(best, block)
+    return lead, items_after(lead, block) if lead is not None else list_run(best, block)
 
 
 def item_lead(best: Scored, block: Sequence[Scored]) -> Scored | None:

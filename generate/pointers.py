@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from docent.contracts import Answered, Outcome
 from generate.bands import band_first
+from generate.lists import is_lead_in
 from generate.tables import row_reading
 from generate.text import collapse_space
 from generate.unit_scoring import Scored
@@ -44,12 +45,7 @@ def quoted(considered: Sequence[Scored], draft: Answered) -> list[Scored]:
     ]
     # A lead-in ("… based on how long you've worked:") only introduces the item quoted with
     # it, which holds the answer: the item comes first.
-    return [
-        s
-        for _, s in sorted(
-            found, key=lambda pair: (pair[1].unit.text.rstrip().endswith(":"), pair[0])
-        )
-    ]
+    return [s for _, s in sorted(found, key=lambda pair: (is_lead_in(pair[1]), pair[0]))]
 
 
 def reading(scored: Scored) -> str:
