@@ -154,22 +154,28 @@ def version_request(question: str) -> VersionRequest | None:
     return None
 
 
-def without_year(question: str) -> str:
+def without_year(question: str, later: int | None = None) -> str:
     """``question`` without the year it dates a past version by ("What was the hotel cap in
     2023?" → "What was the hotel cap?"), for reading its meaning: a year shared with a
     document's title ("Pricing 2023") outweighs the topic for the bundled embedder, while
     which version was in force that year is read from the documents' dates. Unchanged when
     it dates no past version (an asker's own year, a present-tense year that may be a
     document's own: "When is St Brigid's Day in 2026?"), or names more than one year or a
-    span ("2023-24"), where which year is the version's is not read here."""
+    span ("2023-24"), where which year is the version's is not read here. ``later``: a year
+    after today's the question names (``later_year``), read from the versions' dates as well
+    ("What will the mileage rate be in 2028?" meets today's rule and the pending one alike)."""
     request = version_request(question)
-    if request is None or request.year is None or not request.dated:
+    if later is not None:
+        year = later
+    elif request is None or request.year is None or not request.dated:
         return question
+    else:
+        year = request.year
     if len(_YEAR.findall(question)) != 1 or re.search(rf"\b{_Y}\s*[-–/]\s*\d", question):
         return question
     stripped = re.sub(
         rf"\s*(?:\b(?:back |as )?(?:in|of|for|during|from|since|as of)\s+)?"
-        rf"\(?\b{request.year}\b\)?",
+        rf"\(?\b{year}\b\)?",
         "",
         question,
         count=1,
@@ -223,3 +229,21 @@ def current_successor(chunk: Chunk, hits: Sequence[Hit]) -> str | None:
         seen.add(successor)
         successor = replaced_by[successor]
     return successor
+
+
+def later_year(question: str, today: date) -> int | None:
+    """The first year the question names after ``today``'s ("What will the hotel cap be in
+    2027?", "I travel in 2027: …"): a rule not yet in force may answer it, so retrieval reads
+    the pending versions too."""
+    later = [int(year) for year in _YEAR.findall(question) if int(year) > today.year]
+    return later[0] if later else None
+
+
+def pending_asked(question: str, chunk: Chunk) -> bool:
+    """Is ``chunk`` of a pending version in force in a year the question names (its
+    effective year or later)? Then it answers before the current rule, which applies until
+    that version takes effect and is quoted beside it."""
+    effective = chunk.effective_date
+    if chunk.status != "pending" or effective is None:
+        return False
+    return any(int(year) >= effective.year for year in _YEAR.findall(question))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from datetime import date
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -69,11 +70,14 @@ class Services:
         index_opener: IndexOpener | None = None,
         allow_legacy_index: bool = False,
         llm_transport: httpx.BaseTransport | None = None,
+        today: Callable[[], date] = date.today,
     ) -> None:
         """Drivers call ``open_services`` (the arguments are explained there);
         ``llm_transport`` carries the OpenAI-compatible backend's HTTP (tests fake the
-        provider there, at the vendor boundary)."""
+        provider there, at the vendor boundary). ``today``: the date statuses are derived
+        against (a document not yet in force is pending) and a question's later year read."""
         self.settings = settings
+        self._today = today
         self._embedder = embedder
         self._index_opener = index_opener
         self._allow_legacy_index = allow_legacy_index
@@ -203,6 +207,7 @@ class Services:
             collections=Collections.from_mapping(s.collections),
             order=DEFAULT_ORDER if evidence else None,
             words=self.word_vectors if evidence else None,
+            today=self._today,
         )
 
     @cached_property
@@ -226,6 +231,7 @@ class Services:
             index=lambda: self.index,
             embedder=lambda: self.embedder,
             dispatch=celery_dispatch(s) if s.broker_url else None,
+            today=self._today,
             on_job_done=self._recheck_gaps,
         )
 

@@ -39,6 +39,7 @@ from docent.versions import (
     VersionRequest,
     current_successor,
     names_version,
+    pending_asked,
     version_missing,
     version_request,
 )
@@ -51,7 +52,7 @@ from generate.companions import (
     close_siblings,
     companions,
 )
-from generate.lists import is_lead_in, item_lead, items_after
+from generate.lists import is_lead_in, item_lead, items_after, joined_quote
 from generate.outcomes import answered
 from generate.pointers import pointers
 from generate.protocols import Generation
@@ -61,21 +62,22 @@ from generate.reasons import NOT_FOUND, UNCLEAR, VERSION_MISSING
 from generate.table_answers import superlative_table, table_answer, which_row
 from generate.text import collapse_space, content_words, split_sentences
 from generate.unit_scoring import (
-    ACROSS_SECTIONS_SHARE,
     GENERIC_WORDS,
     Scored,
     Weights,
-    counterpart,
     in_example,
     is_meta,
     score_unit,
     units_of,
 )
-from generate.version_answers import labelled_versions, version_quote
+from generate.version_answers import beside, version_quote
 from generate.working import gate_record, working
 from render.prompt import RenderedPrompt
 
 TIERS = ("current", "pending", "superseded")
+# A question naming a year a pending version is in force in ("What will the hotel cap be in
+# 2027?") reads that version first.
+PENDING_FIRST = ("pending", "current", "superseded")
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,8 @@ class ExtractiveGenerator:
             for hit in ordered
             if not (hit.chunk.status == "superseded" and hit.chunk.superseded_by in successors)
         ]
-        for tier in TIERS:
+        later = any(pending_asked(question, hit.chunk) for hit in eligible)
+        for tier in PENDING_FIRST if later else TIERS:
             scored = self._score([h for h in eligible if _tier(h) == tier], asked)
             considered += scored
             best = self._best(scored, asked.expectation)
@@ -161,6 +164,8 @@ class ExtractiveGenerator:
                 # Held back, the draft still says where a reader should look first.
                 draft = self._answer_of(best, scored, hits, asked)
                 return result(InsufficientEvidence(UNCLEAR), confidence, draft)
+            if later and tier == "pending":
+                return result(self._pending_version(best, scored, eligible, asked), confidence)
             return result(self._answer_of(best, scored, hits, asked), confidence)
         return result(InsufficientEvidence(NOT_FOUND))
 
@@ -233,30 +238,42 @@ class ExtractiveGenerator:
         old_quote = version_quote(old, old_scored, asked.question, asked.expectation)
         if old_quote is None:  # a whole table asked for, too long to quote: which row?
             return which_row(old, [s for s in old_scored if s.unit.hit is old.unit.hit])
+        # The current rule beside the old one is the successor's: never a sentence of
+        # another document quoted as the rule now.
         successor = current_successor(old.unit.hit.chunk, hits)
         same_doc = [h for h in hits if h.chunk.status == "current" and h.chunk.source == successor]
-        now_scored = self._score(same_doc, asked)
+        return self._beside_current(
+            (old, "Under the superseded version", old_quote), same_doc, asked, hits
+        )
+
+    def _pending_version(
+        self, best: Scored, scored: list[Scored], hits: Sequence[Hit], asked: Asked
+    ) -> Outcome:
+        """The answer from a version not yet in force, for a question naming a year it is in
+        force in, with the current rule (of any current document: the pending one replaces
+        its part) beside it, which applies until then."""
+        quote = version_quote(best, scored, asked.question, asked.expectation)
+        if quote is None:
+            return self._answer_of(best, scored, hits, asked)
+        current = [h for h in hits if _tier(h) == "current"]
+        return self._beside_current(
+            (best, "Not yet in force", quote), current, asked, hits, "In force until then"
+        )
+
+    def _beside_current(
+        self,
+        first: tuple[Scored, str, str],
+        current: Sequence[Hit],
+        asked: Asked,
+        hits: Sequence[Hit],
+        now_label: str = "The current version",
+    ) -> Outcome:
+        """``first`` (unit, label, quote) with the current rule beside it: the current unit
+        that says what it says, else the closest of the same section; none when neither was
+        retrieved."""
+        now_scored = self._score(current, asked)
         typed = [s for s in now_scored if _carries_type(s) or not wants_figure(asked.expectation)]
-        # The current rule beside the old one: the successor's unit that says what the old
-        # one says, else its closest unit of the same section. Never a sentence of another
-        # part or another document quoted as the rule now (when neither was retrieved, the
-        # answer stays marked superseded, without a "current version").
-        section = old.unit.hit.chunk.heading_path[1:]
-        same_part = [s for s in typed if s.unit.hit.chunk.heading_path[1:] == section]
-        now = (
-            counterpart(old, same_part)
-            or counterpart(old, typed, ACROSS_SECTIONS_SHARE)
-            or max(same_part, key=lambda s: s.score, default=None)
-        )
-        parts = [(old, "Under the superseded version", old_quote)]
-        now_quote = (
-            None
-            if now is None
-            else version_quote(now, now_scored, asked.question, asked.expectation)
-        )
-        if now is not None and now_quote is not None:
-            parts.append((now, "The current version", now_quote))
-        return labelled_versions(parts, hits)
+        return beside(first, typed, now_scored, asked.question, asked.expectation, hits, now_label)
 
     def _answer(
         self,
@@ -299,7 +316,7 @@ class ExtractiveGenerator:
             picked.append(lead)
         picked.sort(key=lambda s: s.unit.index)
         answer = " ".join(cite(s.unit.text, cid) for s in picked)
-        return answered(under_heading(answer, picked[0].unit), [(cid, _joined(picked))], hits)
+        return answered(under_heading(answer, picked[0].unit), [(cid, joined_quote(picked))], hits)
 
     def _with_runner_up(
         self,
@@ -372,15 +389,7 @@ def _chunk_number(hit: Hit) -> int:
 def _quote_block(units: Sequence[Scored], hits: Sequence[Hit]) -> Outcome:
     cid = units[0].unit.hit.chunk.chunk_id
     answer = " ".join(cite(s.unit.text, cid) for s in units)
-    return answered(answer, [(cid, _joined(units))], hits)
-
-
-def _joined(units: Sequence[Scored]) -> str:
-    """One citation quote for several units: sentences run on, as the block reads; list
-    items (no closing stop) each on their line, or the quote would not be the block's text."""
-    texts = [s.unit.text for s in units]
-    ended = all(t.rstrip().endswith((".", "!", "?", ".)", '."')) for t in texts)
-    return (" " if ended else "\n").join(texts)
+    return answered(answer, [(cid, joined_quote(units))], hits)
 
 
 def _tier(hit: Hit) -> str:

@@ -83,3 +83,11 @@ def item_lead(best: Scored, block: Sequence[Scored]) -> Scored | None:
         if s.unit.index < best.unit.index and line.startswith(collapse_space(s.unit.text))
     ]
     return max(starts, key=lambda s: s.unit.index, default=None)
+
+
+def joined_quote(units: Sequence[Scored]) -> str:
+    """One citation quote for several units: sentences run on, as the block reads; list
+    items (no closing stop) each on their line, or the quote would not be the block's text."""
+    texts = [s.unit.text for s in units]
+    ended = all(t.rstrip().endswith((".", "!", "?", ".)", '."')) for t in texts)
+    return (" " if ended else "\n").join(texts)

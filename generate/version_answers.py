@@ -1,5 +1,6 @@
-"""How a past version's answer reads (``generate/extractive.py``): what it quotes of the old
-version and of the current one beside it, each labelled with its status and effective date."""
+"""How a past or pending version's answer reads (``generate/extractive.py``): what it quotes
+of that version and of the current one beside it, each labelled with its status and
+effective date."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from generate.outcomes import answered
 from generate.question_types import Expectation
 from generate.quoting import cite, under_heading
 from generate.table_answers import rows_asked
-from generate.unit_scoring import Scored
+from generate.unit_scoring import ACROSS_SECTIONS_SHARE, Scored, counterpart
 
 
 def version_quote(
@@ -44,3 +45,32 @@ def labelled_versions(parts: Sequence[tuple[Scored, str, str]], hits: Sequence[H
         answer.append(f"{label}{when}: {cite(shown, chunk.chunk_id)}")
         quotes.append((chunk.chunk_id, text))
     return answered("\n".join(answer), quotes, hits)
+
+
+def beside(
+    first: tuple[Scored, str, str],
+    candidates: Sequence[Scored],
+    pool: Sequence[Scored],
+    question: str,
+    expectation: Expectation,
+    hits: Sequence[Hit],
+    now_label: str = "The current version",
+) -> Outcome:
+    """``first`` (unit, label, quote) and, on the next line, ``now_label``: the
+    candidate that says what ``first`` says in the same section, else in another section (a
+    higher share of words), else the same section's closest unit. Never another part's
+    nearest sentence quoted as the rule now: with none of these, ``first`` stands alone.
+    ``pool``: every scored unit of the current passages (what a quote may run on into)."""
+    unit = first[0]
+    section = unit.unit.hit.chunk.heading_path[1:]
+    same_part = [s for s in candidates if s.unit.hit.chunk.heading_path[1:] == section]
+    now = (
+        counterpart(unit, same_part)
+        or counterpart(unit, candidates, ACROSS_SECTIONS_SHARE)
+        or max(same_part, key=lambda s: s.score, default=None)
+    )
+    parts = [first]
+    now_quote = None if now is None else version_quote(now, pool, question, expectation)
+    if now is not None and now_quote is not None:
+        parts.append((now, now_label, now_quote))
+    return labelled_versions(parts, hits)

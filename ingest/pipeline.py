@@ -378,7 +378,7 @@ class Ingestor:
     def promote_due(self, today: date | None = None) -> list[str]:
         """Make ``current`` the pending documents whose effective date has come (run at
         start by ``serve``, ``ingest`` and ``worker``, and daily by the server)."""
-        return self.registry.promote_due(today or date.today())
+        return self.registry.promote_due(today or self._today())
 
     def documents(self) -> list[dict[str, Any]]:
         return [document_summary(row) for row in self.registry.live()]

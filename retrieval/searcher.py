@@ -15,9 +15,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import date
 from types import MappingProxyType
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -27,7 +28,7 @@ from docent.contracts import Chunk, Embedder, Hit, Principal
 from docent.db.state import index_version
 from docent.errors import InvalidInput
 from docent.scope import Collections, NamedCollection
-from docent.versions import version_request, without_year
+from docent.versions import later_year, version_request, without_year
 from retrieval.cut import cut, supersession_order
 from retrieval.errors import EmptyQuery
 from retrieval.fusion import rrf
@@ -74,6 +75,17 @@ def warm_caches(words: WordVectors | None, reranker: Reranker, chunks: Sequence[
         log.exception("warm-up: reading the index's passages failed")
 
 
+@dataclass(frozen=True)
+class _Question:
+    """One question as the stages read it: ``asked`` without the collection it names
+    (``scope``), ``later`` the year after today's it names (``docent.versions.later_year``)."""
+
+    text: str
+    scope: NamedCollection | None
+    asked: str | None
+    later: int | None
+
+
 class _Clock:
     def __init__(self) -> None:
         self.ms: dict[str, float] = {}
@@ -106,10 +118,12 @@ class Searcher:
         collections: Collections | None = None,
         order: EvidenceOrder | None = None,
         words: WordVectors | None = None,
+        today: Callable[[], date] = date.today,
     ) -> None:
         """``order``: how the reranked candidates are passed on (``retrieval/order.py``);
         None keeps the reranker's order. ``words``: the word vectors its term coverage
-        reads (``retrieval/terms.py``); None reads it as 0."""
+        reads (``retrieval/terms.py``); None reads it as 0. ``today``: the date a question's
+        later year is read against (``include_pending``)."""
         for name, value in (("leg_top_n", leg_top_n), ("fused_top_m", fused_top_m)):
             if value <= 0:
                 raise ValueError(f"{name} must be greater than 0, got {value}")
@@ -134,6 +148,7 @@ class Searcher:
         self.collections = collections or Collections()
         self.order = order
         self.words = words
+        self.today = today
 
     def current_version(self) -> int:
         with self.sessions() as session:
@@ -175,14 +190,21 @@ class Searcher:
         if k <= 0:
             raise InvalidInput(f"top_k must be greater than 0, got {k}")
         bar = self.threshold if threshold is None else threshold
-        pending = self.include_pending if include_pending is None else include_pending
+        scope = self.collections.scope(text)
+        question = _Question(
+            text, scope, scope.unnamed(text) if scope else None, later_year(text, self.today())
+        )
+        # A question naming a later year reads the versions not yet in force too (each marked
+        # pending; the permission filter applies to them as to any passage).
+        if include_pending is None:
+            pending = self.include_pending or question.later is not None
+        else:
+            pending = include_pending
         excluded = frozenset(exclude_chunk_ids)
         clock = _Clock()
-        scope = self.collections.scope(text)
-        asked = scope.unnamed(text) if scope else None  # what the rerank reads
         with clock.stage("total"):
             kept, dropped, version, stages = self._run(
-                text, principal, k, bar, pending, excluded, clock, scope, asked
+                question, principal, k, bar, pending, excluded, clock
             )
         return SearchResult(
             hits=tuple(kept),
@@ -190,21 +212,19 @@ class Searcher:
             index_version=version,
             timings_ms=MappingProxyType(dict(clock.ms)),
             stages=MappingProxyType(dict(stages)),
-            scope=scope.label if scope else None,
-            asked=asked,
+            scope=question.scope.label if question.scope else None,
+            asked=question.asked,
         )
 
     def _run(
         self,
-        text: str,
+        question: _Question,
         principal: Principal,
         top_k: int,
         threshold: float,
         include_pending: bool,
         excluded: frozenset[str],
         clock: _Clock,
-        scope: NamedCollection | None,
-        asked: str | None,
     ) -> tuple[list[Hit], list[Hit], int, dict[str, tuple[str, ...]]]:
         with clock.stage("version"):
             version = self.current_version()
@@ -215,20 +235,20 @@ class Searcher:
         acl = access_filter(
             principal, self.levels, include_pending=include_pending, exclude_chunk_ids=excluded
         )
-        bm25_hits, vector_hits = self._legs(text, acl, version, clock, scope)
+        bm25_hits, vector_hits = self._legs(question, acl, version, clock)
         with clock.stage("fuse"):
             allowed = _Allowed(acl, principal.user_id)
-            fusion = self._fuse(bm25_hits, vector_hits, allowed, scope)
+            fusion = self._fuse(bm25_hits, vector_hits, allowed, question.scope)
         with clock.stage("rerank"):
             # Within a named collection its name tells none of its passages apart; a year
             # naming a version is read from the documents' dates, not their wording.
-            meaning = without_year(asked or text)
+            meaning = without_year(question.asked or question.text, question.later)
             reranked = self.reranker.rerank(meaning, fusion.candidates)
             if self.order is not None:
                 reranked = self.order.order(meaning, reranked, self.words)
         with clock.stage("cut"):
             readable = [h for h in reranked if allowed(h.chunk)]
-            request = version_request(text)
+            request = version_request(question.text)
             ordered = supersession_order(readable, request)
             kept, dropped = cut(ordered, threshold, top_k, request)
 
@@ -241,24 +261,19 @@ class Searcher:
         return kept, dropped, version, stages
 
     def _legs(
-        self,
-        text: str,
-        acl: AccessFilter,
-        version: int,
-        clock: _Clock,
-        scope: NamedCollection | None,
+        self, question: _Question, acl: AccessFilter, version: int, clock: _Clock
     ) -> tuple[list[tuple[Chunk, float]], list[tuple[Chunk, float]]]:
         """The BM25 leg and the vector leg, each with the permission filter inside."""
         with clock.stage("keyword_refresh"):
             snapshot = self.keyword.refresh(version)
         with clock.stage("bm25"):
             mask = snapshot.access.mask_for(acl)
-            depth = self.leg_top_n * (SCOPED_FETCH if scope else 1)
-            bm25_hits = snapshot.search(text, mask, depth)
+            depth = self.leg_top_n * (SCOPED_FETCH if question.scope else 1)
+            bm25_hits = snapshot.search(question.text, mask, depth)
             if snapshot.version != version:
                 bm25_hits = self._read_back(bm25_hits, acl)
         with clock.stage("embed"):
-            query_vector = self.embedder.embed([without_year(text)])[0]
+            query_vector = self.embedder.embed([without_year(question.text, question.later)])[0]
         with clock.stage("vector"):
             vector_hits = self.index.search(query_vector, acl, depth)
         return bm25_hits, vector_hits

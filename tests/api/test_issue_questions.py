@@ -5,8 +5,10 @@ refusal that shows none of its text."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +30,12 @@ SEVERANCE_TEXT = ("two weeks of base pay", "SV-ENH-3", "severance.pdf", "Standar
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory, bundled_embedder: Any) -> Iterator[Any]:
+    # The day the sample's 2027 travel policy is still pending (statuses and later years
+    # are read against it).
     services = Services(
-        build_settings(tmp_path_factory.mktemp("issue13") / "data"), bundled_embedder
+        build_settings(tmp_path_factory.mktemp("issue13") / "data"),
+        bundled_embedder,
+        today=lambda: date(2026, 12, 7),
     )
     manifest = SAMPLE / "MANIFEST.csv"
     rows = manifest.read_text(encoding="utf-8").splitlines()[1:]
@@ -104,6 +110,24 @@ def test_a_version_before_the_current_one_is_answered_from_it_never_from_the_cur
     statuses = {c["source"]: c["status"] for c in body["citations"]}
     assert statuses["refunds-2022.md"] == "superseded"
     assert body["answer"].startswith("Under the superseded version (effective 2022-04-01)")
+
+
+def test_a_year_a_pending_version_is_in_force_in_is_answered_from_it_beside_todays_rule(
+    client: Any,
+) -> None:
+    """A user pass: "What will the hotel cap be in 2027?" was shown price lists (the year
+    pulled them), never the 2027 travel policy, which the search left out as pending."""
+    body = client("ada", "What will the mileage rate be in 2028?").json()
+    assert body["tier"] == "answer", body
+    first, second = body["answer"].split("\n")
+    assert first.startswith("Not yet in force (effective 2027-06-01):") and "€0.42" in first
+    assert second.startswith("In force until then (effective 2024-04-01):") and "€0.35" in second
+    statuses = {c["source"]: c["status"] for c in body["citations"]}
+    assert statuses == {"travel-2027.md": "pending", "expenses.md": "current"}
+    hotels = assert_points_at(client("ada", "What will the hotel cap be in 2027?"), "€250")
+    assert "travel-2027.md" in {c["source"] for c in hotels.get("closest") or hotels["citations"]}
+    # Today's question is answered by today's rule.
+    assert "€0.42" not in json.dumps(client("ada", "What is the mileage rate per km?").json())
 
 
 def test_the_question_the_ask_page_suggests_points_at_its_answer(client: Any) -> None:

@@ -324,3 +324,47 @@ def test_a_past_versions_sentence_brings_the_one_that_goes_on_with_it_under_its_
     marked = ask("Did the 2023 Team plan include email support?", [alone])
     assert isinstance(marked, Answered)
     assert "Team plan: It includes unlimited dashboards" in marked.answer
+
+
+def pending_pair() -> list[Hit]:
+    pending = hit(
+        "travel-2027.md#3",
+        {"If you use your own car for business travel, claim €0.42 per km.": 0.8},
+        rank=1,
+        score=0.8,
+        heading_path=("Travel Policy 2027", "Mileage"),
+        effective_date=date(2027, 6, 1),
+        status="pending",
+        title="Travel Policy 2027",
+    )
+    current = hit(
+        "expenses.md#5",
+        {"If you use your own car for business travel, claim €0.35 per km.": 0.78},
+        rank=2,
+        score=0.75,
+        heading_path=("Expenses and Travel Policy", "Mileage and ground transport"),
+        effective_date=date(2024, 4, 1),
+        title="Expenses and Travel Policy",
+    )
+    return [pending, current]
+
+
+def test_a_year_a_pending_version_is_in_force_in_is_answered_from_it_beside_todays_rule() -> None:
+    outcome = ask("What will the mileage rate be in 2028?", pending_pair())
+    assert isinstance(outcome, Answered)
+    first, second = outcome.answer.split("\n")
+    assert first.startswith("Not yet in force (effective 2027-06-01):") and "€0.42" in first
+    assert second.startswith("In force until then (effective 2024-04-01):") and "€0.35" in second
+    assert [c.status for c in outcome.citations] == ["pending", "current"]
+
+
+@pytest.mark.parametrize(
+    "question", ["What is the mileage rate?", "What was the mileage rate in 2026?"]
+)
+def test_without_a_year_it_is_in_force_in_todays_rule_answers(question: str) -> None:
+    """A pending passage the search brought in (``DOCENT_INCLUDE_PENDING``) comes after
+    today's rule, as before."""
+    outcome = ask(question, pending_pair())
+    assert isinstance(outcome, Answered)
+    assert "€0.35" in outcome.answer and "€0.42" not in outcome.answer
+    assert [c.status for c in outcome.citations] == ["current"]

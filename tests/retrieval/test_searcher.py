@@ -146,13 +146,39 @@ def test_on_topic_questions_clear_the_threshold(searcher: Searcher) -> None:
         assert ids(result.hits)[:1] == [expected], question
 
 
-def test_pending_documents_only_when_asked_for(searcher: Searcher) -> None:
-    query = "What will the hotel cap per night be from June 2027?"
-    default = searcher.search(query, EMPLOYEE, threshold=-1.0)
-    assert "travel-2027.md#0" not in everywhere(default)
-    asked = searcher.search(query, EMPLOYEE, include_pending=True)
+def test_pending_documents_only_for_a_later_year_or_when_asked_for(
+    corpus_services: Services,
+) -> None:
+    searcher = variant(corpus_services, today=lambda: date(2026, 12, 7))
+    today = "What is the hotel cap per night?"
+    assert "travel-2027.md#0" not in everywhere(searcher.search(today, EMPLOYEE, threshold=-1.0))
+    asked = searcher.search(today, EMPLOYEE, include_pending=True)
     hit = next(h for h in asked.hits if h.chunk.chunk_id == "travel-2027.md#0")
     assert hit.chunk.status == "pending" and hit.chunk.effective_date == date(2027, 6, 1)
+    # A question naming a year after today's reads the versions not yet in force too.
+    for later in ("What will the hotel cap per night be in 2027?", "Hotel cap per night, 2028?"):
+        assert "travel-2027.md#0" in ids(searcher.search(later, EMPLOYEE).hits), later
+        unasked = searcher.search(later, EMPLOYEE, include_pending=False, threshold=-1.0)
+        assert "travel-2027.md#0" not in everywhere(unasked)
+    # This year, or a past one, is no later year.
+    for year in (2026, 2024):
+        result = searcher.search(
+            f"What is the hotel cap per night in {year}?", EMPLOYEE, threshold=-1.0
+        )
+        assert "travel-2027.md#0" not in everywhere(result), year
+
+
+def test_a_later_year_opens_no_pending_document_above_the_askers_access(
+    corpus_services: Services,
+) -> None:
+    """The pending versions a later year brings in pass the same permission filter: the
+    employee-level 2027 travel policy stays out of a public asker's every stage."""
+    searcher = variant(corpus_services, today=lambda: date(2026, 12, 7))
+    result = searcher.search(
+        "What will the hotel cap per night be in 2027?", PUBLIC, threshold=-1.0
+    )
+    assert "travel-2027.md#0" not in everywhere(result)
+    assert all(h.chunk.access_level == "public" for h in (*result.hits, *result.cut))
 
 
 def test_unknown_clearance_is_denied_everything(searcher: Searcher) -> None:
