@@ -268,7 +268,7 @@ class Services:
 
         choice = answerer_choice(s)
         log.info("extractive answerer: %s", choice.source)
-        return ExtractiveGenerator(weights=choice.weights, gate=choice.gate)
+        return ExtractiveGenerator(weights=choice.weights, gate=choice.gate, today=self._today)
 
     @cached_property
     def asker(self) -> Asker:

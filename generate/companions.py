@@ -64,8 +64,7 @@ def companions(
         chosen.update((id(s), s) for s in items if s is not best)
     # "It adds audit logs, …" after "The Business plan costs €199/month …" is the rest of
     # what the plan includes, whatever words the question used (a user pass).
-    follows = continuation(best, sentences, expectation)
-    if follows is not None:
+    for follows in continuation(best, sentences, expectation):
         chosen.setdefault(id(follows), follows)
     if len(block) <= SHORT_BLOCK_UNITS:
         for s in sentences:
@@ -79,22 +78,30 @@ def companions(
     return list(chosen.values())
 
 
-def continuation(best: Scored, block: list[Scored], expectation: Expectation) -> Scored | None:
-    """The sentence right after ``best`` when it refers back and goes on with its rule
-    ("It adds audit logs, …" after "The Business plan costs …") — not a sentence about the
-    document ("This policy is reviewed annually"), a lead-in whose items would be left out,
-    or another figure of the asked kind ("Their managers get 30.")."""
-    follows = next((s for s in block if s.unit.index == best.unit.index + 1), None)
-    if follows is None or follows.unit.header is not None:
-        return None
-    if in_example(follows.unit) and not in_example(best.unit):
-        return None
-    text = follows.unit.text
+def continuation(best: Scored, block: list[Scored], expectation: Expectation) -> list[Scored]:
+    """The sentences after ``best`` up to one that refers back and goes on with its rule
+    ("It adds audit logs, …" after "The Business plan costs …"), at most one sentence on
+    ("The Team plan costs €49/month and includes 5 seats. Each additional seat costs €9 per
+    seat per month. It includes unlimited dashboards and email support.": a user pass got
+    only the first for "What does the Team plan include?"); empty when there is none. Never
+    past a sentence about the document ("This policy is reviewed annually"), a lead-in whose
+    items would be left out, or another figure of the asked kind ("Their managers get 30.")."""
     figures = answer_figures(best.unit.text)
-    goes_on = (
-        refers_back(follows.unit)
-        and not is_meta(text, follows.unit.hit.chunk.heading_path)
-        and not is_lead_in(follows)
-        and not (wants_figure(expectation) and answer_figures(text) - figures)
-    )
-    return follows if goes_on else None
+    run: list[Scored] = []
+    for step in (1, 2):
+        follows = next((s for s in block if s.unit.index == best.unit.index + step), None)
+        if follows is None or follows.unit.header is not None:
+            return []
+        if in_example(follows.unit) and not in_example(best.unit):
+            return []
+        text = follows.unit.text
+        if (
+            is_meta(text, follows.unit.hit.chunk.heading_path)
+            or is_lead_in(follows)
+            or (wants_figure(expectation) and answer_figures(text) - figures)
+        ):
+            return []
+        run.append(follows)
+        if refers_back(follows.unit):
+            return run
+    return []

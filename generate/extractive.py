@@ -31,8 +31,9 @@ effective date, and the current rule beside it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from docent.contracts import Answered, Hit, InsufficientEvidence, Outcome
 from docent.versions import (
@@ -54,6 +55,7 @@ from generate.companions import (
 )
 from generate.lists import is_lead_in, item_lead, items_after, joined_quote
 from generate.outcomes import answered
+from generate.overview import overview_units
 from generate.pointers import pointers
 from generate.protocols import Generation
 from generate.question_types import ALL_RULES, Expectation, expect
@@ -62,7 +64,6 @@ from generate.reasons import NOT_FOUND, UNCLEAR, VERSION_MISSING
 from generate.table_answers import superlative_table, table_answer, which_row
 from generate.text import collapse_space, content_words, split_sentences
 from generate.unit_scoring import (
-    GENERIC_WORDS,
     Scored,
     Weights,
     in_example,
@@ -70,7 +71,7 @@ from generate.unit_scoring import (
     score_unit,
     units_of,
 )
-from generate.version_answers import beside, version_quote
+from generate.version_answers import beside, unmentioned_names, version_quote
 from generate.working import gate_record, working
 from render.prompt import RenderedPrompt
 
@@ -100,6 +101,7 @@ class ExtractiveGenerator:
         gate: AnswerGate | None = None,
         model: str = "extractive-v2",
         rules: frozenset[str] = ALL_RULES,
+        today: Callable[[], date] = date.today,
     ) -> None:
         """``rules``: the question-phrase rules it reads questions with (``RULES``; all by
         default; ``evals/rule_ablation.py`` reads without one at a time)."""
@@ -110,6 +112,7 @@ class ExtractiveGenerator:
         self.gate = gate or AnswerGate()
         self.model = model
         self.rules = rules
+        self.today = today  # the date a question's "next year" or later month is read against
 
     def generate(self, prompt: RenderedPrompt, hits: Sequence[Hit]) -> Generation:
         question = prompt.question
@@ -147,7 +150,8 @@ class ExtractiveGenerator:
             for hit in ordered
             if not (hit.chunk.status == "superseded" and hit.chunk.superseded_by in successors)
         ]
-        later = any(pending_asked(question, hit.chunk) for hit in eligible)
+        today = self.today()
+        later = any(pending_asked(question, hit.chunk, today) for hit in eligible)
         for tier in PENDING_FIRST if later else TIERS:
             scored = self._score([h for h in eligible if _tier(h) == tier], asked)
             considered += scored
@@ -174,7 +178,7 @@ class ExtractiveGenerator:
     ) -> Outcome:
         expectation = asked.expectation
         if expectation.kind == "overview":
-            overview = _overview(scored, asked)
+            overview = overview_units(scored, asked.words)
             if overview:
                 return _quote_block(overview, hits)
         if expectation.superlative is not None:
@@ -224,7 +228,8 @@ class ExtractiveGenerator:
         self, request: VersionRequest, asked: Asked, hits: Sequence[Hit]
     ) -> Outcome | None:
         """The answer from the superseded version the question names, with the current
-        rule beside it; None when no hit is from such a version (answer as usual)."""
+        rule beside it; None when no hit is from such a version (answer as usual); unclear
+        when none of its units answers, or it never names what the question does."""
         effective = {h.chunk.source: h.chunk.effective_date for h in hits}
         old_hits = [
             h
@@ -234,7 +239,15 @@ class ExtractiveGenerator:
         old_scored = self._score(old_hits, asked)
         old = self._best(old_scored, asked.expectation)
         if old is None:
-            return None
+            # That version is in the documents, but none of its units says this: not "that
+            # version is missing" (a user pass), nor today's rule as its answer.
+            return InsufficientEvidence(UNCLEAR) if old_hits else None
+        if unmentioned_names(
+            asked.question, old_hits, [h for h in hits if _tier(h) != "superseded"]
+        ):
+            return InsufficientEvidence(
+                UNCLEAR
+            )  # that version's nearest unit is about another thing
         old_quote = version_quote(old, old_scored, asked.question, asked.expectation)
         if old_quote is None:  # a whole table asked for, too long to quote: which row?
             return which_row(old, [s for s in old_scored if s.unit.hit is old.unit.hit])
@@ -359,31 +372,8 @@ class ExtractiveGenerator:
         return answered(f"{outcome.answer}\n{cite(second.unit.text, cid)}", quotes, hits)
 
 
-def _overview(scored: list[Scored], asked: Asked) -> list[Scored]:
-    """For "what is the severance policy": the first block of the document whose title names
-    the subject that states something (not the scope or purpose), its first two units."""
-    topic = asked.words - GENERIC_WORDS
-    titled = [
-        s
-        for s in scored
-        if s.unit.header is None
-        and not is_meta(s.unit.text, s.unit.hit.chunk.heading_path)
-        and topic & content_words(s.unit.hit.chunk.title or "")
-    ]
-    if not topic or not titled:
-        return []
-    first = min(titled, key=lambda s: (_chunk_number(s.unit.hit), s.unit.index))
-    block = [s for s in titled if s.unit.hit is first.unit.hit]
-    return sorted(block, key=lambda s: s.unit.index)[:2]
-
-
 def _carries_type(scored: Scored) -> bool:
     return scored.fit >= TYPE_MATCH or is_lead_in(scored)
-
-
-def _chunk_number(hit: Hit) -> int:
-    tail = hit.chunk.chunk_id.rsplit("#", 1)[-1]
-    return int(tail) if tail.isdigit() else 0
 
 
 def _quote_block(units: Sequence[Scored], hits: Sequence[Hit]) -> Outcome:

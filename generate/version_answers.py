@@ -4,6 +4,7 @@ effective date."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from docent.contracts import Hit, Outcome
@@ -26,7 +27,7 @@ def version_quote(
     block = [s for s in pool if s.unit.hit is unit.hit]
     if unit.header is None:
         follows = continuation(scored, block, expectation)
-        return " ".join([unit.text, *([follows.unit.text] if follows else [])])
+        return " ".join([unit.text, *(s.unit.text for s in follows)])
     rows = rows_asked(scored, block, question)
     return None if rows is None else "\n".join([unit.header, *(s.unit.text for s in rows)])
 
@@ -74,3 +75,38 @@ def beside(
     if now is not None and now_quote is not None:
         parts.append((now, now_label, now_quote))
     return labelled_versions(parts, hits)
+
+
+# A name the question gives: a capitalised word ("Enterprise", "TripDesk", "PTO").
+_NAME = re.compile(r"\b(?:[A-Z][a-z]*[A-Z][\w]*|[A-Z][a-z]+|[A-Z]{2,})\b")
+_OPENS = re.compile(r"(?:^|[.?!:;]\s+|[\"“(]\s*)$")
+_NOT_NAMES = frozenset(
+    """I January February March April May June July August September October November December
+    Monday Tuesday Wednesday Thursday Friday Saturday Sunday""".split()
+)
+
+
+def unmentioned_names(
+    question: str, version_hits: Sequence[Hit], other_hits: Sequence[Hit]
+) -> list[str]:
+    """The names the question gives (a capitalised word not opening a sentence) that no
+    passage of the version asked about holds, while a passage of another version does: "What
+    did the Enterprise plan cost in 2023?" got the 2023 Business plan's price, checked — the
+    2023 price list has no Enterprise plan; today's has. A name is not reworded the way other
+    words are, so its absence says that version does not cover what is asked."""
+    names = {
+        m.group(0)
+        for m in _NAME.finditer(question)
+        if m.group(0) not in _NOT_NAMES and not _OPENS.search(question[: m.start()])
+    }
+
+    def holds(hit: Hit, name: str) -> bool:
+        chunk = hit.chunk
+        text = " ".join([chunk.title or "", *chunk.heading_path, chunk.text])
+        return re.search(rf"\b{re.escape(name)}\b", text, re.IGNORECASE) is not None
+
+    return sorted(
+        name
+        for name in names
+        if not any(holds(h, name) for h in version_hits) and any(holds(h, name) for h in other_hits)
+    )

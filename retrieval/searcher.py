@@ -28,7 +28,7 @@ from docent.contracts import Chunk, Embedder, Hit, Principal
 from docent.db.state import index_version
 from docent.errors import InvalidInput
 from docent.scope import Collections, NamedCollection
-from docent.versions import later_year, version_request, without_year
+from docent.versions import later_year, pending_asked, version_request, without_year
 from retrieval.cut import cut, supersession_order
 from retrieval.errors import EmptyQuery
 from retrieval.fusion import rrf
@@ -78,12 +78,21 @@ def warm_caches(words: WordVectors | None, reranker: Reranker, chunks: Sequence[
 @dataclass(frozen=True)
 class _Question:
     """One question as the stages read it: ``asked`` without the collection it names
-    (``scope``), ``later`` the year after today's it names (``docent.versions.later_year``)."""
+    (``scope``), ``later`` the year after today's it names (``docent.versions.later_year``),
+    ``pending_for`` (see there)."""
 
     text: str
     scope: NamedCollection | None
     asked: str | None
     later: int | None
+    # Set when pending versions are searched only for the later period the question names:
+    # the day it was asked, so that one taking effect after that period is left out.
+    pending_for: date | None = None
+
+    def in_period(self, chunk: Chunk) -> bool:
+        if self.pending_for is None or chunk.status != "pending":
+            return True
+        return pending_asked(self.text, chunk, self.pending_for)
 
 
 class _Clock:
@@ -191,15 +200,14 @@ class Searcher:
             raise InvalidInput(f"top_k must be greater than 0, got {k}")
         bar = self.threshold if threshold is None else threshold
         scope = self.collections.scope(text)
-        question = _Question(
-            text, scope, scope.unnamed(text) if scope else None, later_year(text, self.today())
-        )
-        # A question naming a later year reads the versions not yet in force too (each marked
-        # pending; the permission filter applies to them as to any passage).
-        if include_pending is None:
-            pending = self.include_pending or question.later is not None
-        else:
-            pending = include_pending
+        today = self.today()
+        asked_pending = self.include_pending if include_pending is None else include_pending
+        # A question naming a later period reads the versions not yet in force then too (each
+        # marked pending; the permission filter applies to them as to any passage).
+        later = later_year(text, today)
+        in_period = None if asked_pending or later is None else today
+        question = _Question(text, scope, scope.unnamed(text) if scope else None, later, in_period)
+        pending = asked_pending or (include_pending is None and later is not None)
         excluded = frozenset(exclude_chunk_ids)
         clock = _Clock()
         with clock.stage("total"):
@@ -247,7 +255,7 @@ class Searcher:
             if self.order is not None:
                 reranked = self.order.order(meaning, reranked, self.words)
         with clock.stage("cut"):
-            readable = [h for h in reranked if allowed(h.chunk)]
+            readable = [h for h in reranked if allowed(h.chunk) and question.in_period(h.chunk)]
             request = version_request(question.text)
             ordered = supersession_order(readable, request)
             kept, dropped = cut(ordered, threshold, top_k, request)

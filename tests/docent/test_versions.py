@@ -159,6 +159,9 @@ TODAY = date(2026, 12, 7)
         ("What is the mileage rate in 2026?", None),  # this year: today's rule
         ("What was the hotel cap in 2023?", None),
         ("What is the hotel cap?", None),
+        ("What's the hotel limit in Porto next year?", 2027),
+        ("Mileage in February 2027?", 2027),
+        ("What about December 2026?", None),
     ],
 )
 def test_later_year_is_a_year_after_today(question: str, year: int | None) -> None:
@@ -183,8 +186,15 @@ def test_a_pending_version_is_asked_for_from_its_effective_year_on() -> None:
         "travel-2027.md#3", "Claim €0.42 per km.", status="pending", effective_date=date(2027, 6, 1)
     )
     current = make_chunk("expenses.md#3", "Claim €0.35 per km.", effective_date=date(2024, 4, 1))
-    assert pending_asked("What will the mileage rate be in 2027?", pending)
-    assert pending_asked("Mileage rate in 2030?", pending)
-    assert not pending_asked("What will the mileage rate be in 2026?", pending)
-    assert not pending_asked("What is the mileage rate?", pending)
-    assert not pending_asked("What will the mileage rate be in 2027?", current)
+    assert pending_asked("What will the mileage rate be in 2027?", pending, TODAY)
+    assert pending_asked("Mileage rate in 2030?", pending, TODAY)
+    assert pending_asked("What will the mileage rate be next year?", pending, TODAY)
+    assert pending_asked("I drive to a client on 3 June 2027: how much per km?", pending, TODAY)
+    # A user pass: in February 2027 only today's rule applies.
+    assert not pending_asked(
+        "I drive to a client in February 2027: how much per km?", pending, TODAY
+    )
+    assert not pending_asked("Mileage rate on March 1st, 2027?", pending, TODAY)
+    assert not pending_asked("What will the mileage rate be in 2026?", pending, TODAY)
+    assert not pending_asked("What is the mileage rate?", pending, TODAY)
+    assert not pending_asked("What will the mileage rate be in 2027?", current, TODAY)

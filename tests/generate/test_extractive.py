@@ -182,6 +182,27 @@ def test_a_sentence_referring_back_to_the_answer_goes_on_with_it() -> None:
     assert "Invoices" not in outcome.answer and "Enterprise" not in outcome.answer
 
 
+def test_a_sentence_referring_back_one_sentence_on_comes_with_the_one_between() -> None:
+    """Found in a user pass: "What does the Team plan include?" got the price and seats; its
+    "It includes …" comes after the extra seat's price. A figure question keeps to its
+    figure: the sentence between gives another price."""
+    units = {
+        "The Team plan costs €59/month and includes 10 seats.": 0.8,
+        "Each additional seat costs €7 per seat per month.": 0.5,
+        "It includes unlimited dashboards, scheduled reports, and email support.": 0.5,
+        "Invoices are sent monthly.": 0.3,
+        "Seats can be added at any time.": 0.3,
+    }
+    block = hit("pricing.md#2", units, score=0.7, heading_path=("Pricing", "Team plan"))
+    outcome = ask("What does the Team plan include?", [block])
+    assert isinstance(outcome, Answered)
+    assert "€7 per seat" in outcome.answer and "scheduled reports" in outcome.answer
+    assert "Invoices" not in outcome.answer
+    priced = ask("How much does the Team plan cost per month?", [block])
+    assert isinstance(priced, Answered) and "€59/month" in priced.answer
+    assert "€7" not in priced.answer and "scheduled reports" not in priced.answer
+
+
 @pytest.mark.parametrize(
     ("question", "after"),
     [

@@ -8,6 +8,7 @@ from datetime import date
 import pytest
 
 from docent.contracts import Ambiguous, Answered, Hit, InsufficientEvidence
+from generate.reasons import UNCLEAR
 from tests.generate.answering import ask, hit
 from tests.render.builders import make_hit
 
@@ -359,7 +360,12 @@ def test_a_year_a_pending_version_is_in_force_in_is_answered_from_it_beside_toda
 
 
 @pytest.mark.parametrize(
-    "question", ["What is the mileage rate?", "What was the mileage rate in 2026?"]
+    "question",
+    [
+        "What is the mileage rate?",
+        "What was the mileage rate in 2026?",
+        "What will the mileage rate be in February 2027?",  # before it takes effect
+    ],
 )
 def test_without_a_year_it_is_in_force_in_todays_rule_answers(question: str) -> None:
     """A pending passage the search brought in (``DOCENT_INCLUDE_PENDING``) comes after
@@ -368,3 +374,66 @@ def test_without_a_year_it_is_in_force_in_todays_rule_answers(question: str) -> 
     assert isinstance(outcome, Answered)
     assert "€0.35" in outcome.answer and "€0.42" not in outcome.answer
     assert [c.status for c in outcome.citations] == ["current"]
+
+
+def pricing_versions() -> list[Hit]:
+    old = hit(
+        "pricing-2023.md#2",
+        {"The Business plan costs €179/month and includes 20 seats.": 0.7},
+        score=0.7,
+        heading_path=("Pricing 2023", "Business plan"),
+        effective_date=date(2023, 1, 1),
+        status="superseded",
+        superseded_by="pricing.md",
+        title="Pricing 2023",
+    )
+    now = hit(
+        "pricing.md#4",
+        {"The Enterprise plan is priced on request and includes unlimited seats.": 0.8},
+        rank=2,
+        score=0.8,
+        heading_path=("Pricing", "Enterprise plan"),
+        effective_date=date(2025, 1, 1),
+        title="Pricing",
+    )
+    business = hit(
+        "pricing.md#3",
+        {"The Business plan costs €199/month and includes 25 seats.": 0.6},
+        rank=3,
+        score=0.6,
+        heading_path=("Pricing", "Business plan"),
+        effective_date=date(2025, 1, 1),
+        title="Pricing",
+    )
+    return [old, now, business]
+
+
+def test_a_name_the_past_version_never_gives_is_not_answered_from_its_nearest_unit() -> None:
+    """Found in a user pass: "What did the Enterprise plan cost in 2023?" got the 2023
+    Business plan's price as a checked answer; the 2023 price list has no Enterprise plan."""
+    outcome = ask("What did the Enterprise plan cost in 2023?", pricing_versions())
+    assert isinstance(outcome, InsufficientEvidence)
+    assert outcome.missing == UNCLEAR
+    # A name the old version gives is answered from it as before.
+    business = ask("What did the Business plan cost in 2023?", pricing_versions())
+    assert isinstance(business, Answered), business
+    assert "€179/month" in business.answer and "€199/month" in business.answer
+
+
+def test_a_past_version_that_says_nothing_of_it_is_not_called_missing() -> None:
+    """Found in a user pass: "Was there an uptime commitment in the 2023 pricing?" was told
+    that version is not in the documents; it is, and says nothing about uptime."""
+    _, now, _ = pricing_versions()
+    silent = hit(
+        "pricing-2023.md#5",
+        {"Every paid plan starts with a 14-day free trial.": 0.05},
+        score=0.3,
+        heading_path=("Pricing 2023", "Free trial"),
+        effective_date=date(2023, 1, 1),
+        status="superseded",
+        superseded_by="pricing.md",
+        title="Pricing 2023",
+    )
+    outcome = ask("Was there an uptime commitment in the 2023 pricing?", [now, silent])
+    assert isinstance(outcome, InsufficientEvidence)
+    assert "not in the documents" not in outcome.missing

@@ -160,6 +160,10 @@ def test_pending_documents_only_for_a_later_year_or_when_asked_for(
         assert "travel-2027.md#0" in ids(searcher.search(later, EMPLOYEE).hits), later
         unasked = searcher.search(later, EMPLOYEE, include_pending=False, threshold=-1.0)
         assert "travel-2027.md#0" not in everywhere(unasked)
+    # Not for a period before the version takes effect (a user pass: "in February 2027" was
+    # shown the rate that applies from June).
+    early = searcher.search("What is the hotel cap per night in February 2027?", EMPLOYEE)
+    assert "travel-2027.md#0" not in ids([*early.hits, *early.cut])
     # This year, or a past one, is no later year.
     for year in (2026, 2024):
         result = searcher.search(
