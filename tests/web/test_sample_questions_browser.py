@@ -7,6 +7,7 @@ a question nothing matches says the documents don't cover it and offers only wea
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,10 @@ SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "policies"
 @pytest.fixture(scope="module")
 def sample_url(tmp_path_factory: pytest.TempPathFactory, bundled_embedder: Any) -> Iterator[str]:
     data = tmp_path_factory.mktemp("sample-web") / "data"
-    services = Services(build_settings(data), embedder=bundled_embedder)
+    # The day the sample's 2027 travel policy is still pending.
+    services = Services(
+        build_settings(data), embedder=bundled_embedder, today=lambda: date(2026, 12, 7)
+    )
     try:
         job = services.ingestor.submit(
             manifest_files(SAMPLE), root=SAMPLE, manifest=SAMPLE / "MANIFEST.csv"
@@ -76,7 +80,23 @@ def test_a_past_version_quoted_as_a_table_row_shows_two_tables(page: Any) -> Non
     prose = card.query_selector(".answer-text").inner_text()
     assert prose.index("Under the superseded version") < prose.index("€49/month")
     assert prose.index("The current version") < prose.index("€59/month")
+    # Each table's citation ends its label's line, above the table: it was drawn at the start
+    # of the next label's line, reading as that version's (a user pass).
+    cites = card.query_selector_all(".answer-text a.cite")
+    follows = "(a, t) => Boolean(a.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING)"
+    assert [c.inner_text() for c in cites] == ["1", "2"]
+    assert cites[0].evaluate(follows, tables[0]) and cites[1].evaluate(follows, tables[1])
+    assert tables[0].evaluate(follows, cites[1])  # "2" is below the first table
     page.screenshot(path=str(SHOTS / "33-past-version-table.png"), full_page=True)
+
+
+def test_a_later_year_is_answered_from_the_version_in_force_then(page: Any) -> None:
+    card = ask(page, "What will the mileage rate be in 2028?")
+    text = card.inner_text()
+    assert "answer · checked" in text.lower(), text
+    assert "Not yet in force (effective 2027-06-01)" in text and "€0.42" in text
+    assert "In force until then (effective 2024-04-01)" in text and "€0.35" in text
+    page.screenshot(path=str(SHOTS / "35-pending-version.png"), full_page=True)
 
 
 def test_a_year_before_the_current_policy_with_no_such_version_is_not_answered(

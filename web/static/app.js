@@ -69,11 +69,13 @@ function answerSegments(text) {
   let prose = [];
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
+    let labelEnd = null;
     if (!lines[i].trim().startsWith("|")) {
       const at = lines[i].indexOf("|");
       if (at < 0 || i + 1 >= lines.length || !lines[i + 1].includes("|") || !isRule(lines[i + 1])) { prose.push(lines[i]); continue; }
       prose.push(lines[i].slice(0, at));
       lines[i] = lines[i].slice(at);
+      labelEnd = prose.join("\n");
     }
     const run = [];
     while (i < lines.length && lines[i].trim().startsWith("|")) run.push(lines[i++]);
@@ -85,7 +87,17 @@ function answerSegments(text) {
     const after = last.slice(cut + 1);
     run[run.length - 1] = last.slice(0, cut + 1);
     const body = run.filter((l) => !isRule(l));
-    segments.push({ table: { header: cellsOf(body[0]), rows: body.slice(1).map(cellsOf) }, after });
+    const table = { header: cellsOf(body[0]), rows: body.slice(1).map(cellsOf) };
+    const labelled = labelEnd !== null && segments.length && segments[segments.length - 1].text === labelEnd;
+    if (labelled && after.trim()) {
+      // The table's citation ends its label's line ("Under the superseded version (…): [1]"),
+      // not the start of the next version's label under the table.
+      const label = segments[segments.length - 1];
+      label.text = `${label.text.trimEnd()} ${after.trim()}`;
+      segments.push({ table, after: "" });
+    } else {
+      segments.push({ table, after });
+    }
   }
   if (prose.length) segments.push({ text: prose.join("\n") });
   return segments;
