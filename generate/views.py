@@ -46,10 +46,11 @@ NONANSWER_TITLES = {
     "unclear_evidence": "Not clear enough to quote as the answer.",
     "version_not_found": "That version is not in the documents you can read.",
     # The check fires when the current version was among the passages but not quoted: it
-    # said "the current version's matching passage was not found" above that very passage.
+    # said "the current version's matching passage was not found" above that very passage;
+    # a question asking for the old version (a user pass) reads the old passages first.
     "superseded_cited": (
-        "What was drafted quotes only a superseded version, so it is not shown: read the "
-        "current version's passages."
+        "What was drafted quotes only a superseded version, without today's rule beside it, "
+        "so it is not shown: read the passages below."
     ),
 }
 FAILED_CHECKS = "What was drafted did not hold up against the documents, so it is not shown."

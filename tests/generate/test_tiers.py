@@ -275,7 +275,7 @@ def test_a_draft_quoting_only_a_superseded_version_says_so_beside_the_current_on
         title="Pricing",
     )
     asker = Asker(FixedSearcher([old, new]), ExtractiveGenerator(), None, budget_tokens=2000)
-    result = asker.ask("Was there an Enterprise plan in 2023?", EMPLOYEE)
+    result = asker.ask("What did the Business plan include in 2023?", EMPLOYEE)
     body = ask_json(result)
     assert body["reason_code"] == "superseded_cited"
     assert "pricing.md#3" in [c["id"] for c in body["closest"]]  # type: ignore[attr-defined]

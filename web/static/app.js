@@ -215,7 +215,7 @@ function excerptEl(r) {
   return quote;
 }
 
-const SUPERSEDED_ONLY = "What was drafted quotes only a superseded version, so it is not shown: read the current version's passages.";
+const SUPERSEDED_ONLY = "What was drafted quotes only a superseded version, without today's rule beside it, so it is not shown: read the passages below.";
 
 // What a non-answer says first, by its reason (the CLI's wording: generate/views.py).
 function nonanswerTitle(data) {
