@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 
 from docent.contracts import Chunk, Hit
 from docent.numbers import counting_words
@@ -229,50 +229,3 @@ def current_successor(chunk: Chunk, hits: Sequence[Hit]) -> str | None:
         seen.add(successor)
         successor = replaced_by[successor]
     return successor
-
-
-_MONTHS = (
-    "january february march april may june july august september october november december"
-).split()
-# A month of a year ("February 2027", "1 March 2027", "March 1st, 2027"): the pending version
-# taking effect in June is not yet the rule in February.
-_MONTH_OF_YEAR = re.compile(
-    rf"\b({'|'.join(_MONTHS)})\s+(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?({_Y})\b", re.IGNORECASE
-)
-_NEXT_YEAR = re.compile(r"\bnext year\b", re.IGNORECASE)
-
-
-def asked_periods(question: str, today: date) -> list[tuple[date, date]]:
-    """The periods the question names, first and last day: a month of a year, a year, or
-    "next year" (the one after ``today``'s)."""
-    periods: list[tuple[date, date]] = []
-    months = list(_MONTH_OF_YEAR.finditer(question))
-    for match in months:
-        year, month = int(match.group(2)), _MONTHS.index(match.group(1).lower()) + 1
-        last = date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
-        periods.append((date(year, month, 1), last))
-    for match in _YEAR.finditer(question):
-        if not any(m.start(2) == match.start(1) for m in months):
-            periods.append((date(int(match.group(1)), 1, 1), date(int(match.group(1)), 12, 31)))
-    if _NEXT_YEAR.search(question):
-        periods.append((date(today.year + 1, 1, 1), date(today.year + 1, 12, 31)))
-    return periods
-
-
-def later_year(question: str, today: date) -> int | None:
-    """The first year after ``today``'s the question names ("What will the hotel cap be in
-    2027?", "I travel in February 2027: …", "next year"): a rule not yet in force may answer
-    it, so retrieval reads the pending versions too."""
-    later = [first.year for first, _ in asked_periods(question, today) if first.year > today.year]
-    return later[0] if later else None
-
-
-def pending_asked(question: str, chunk: Chunk, today: date) -> bool:
-    """Is ``chunk`` of a pending version in force during a period the question names (for
-    part of it at least: "in 2027" for a version taking effect 2027-06-01, not "in February
-    2027")? Then it answers before the current rule, which applies until that version takes
-    effect and is quoted beside it."""
-    effective = chunk.effective_date
-    if chunk.status != "pending" or effective is None:
-        return False
-    return any(last >= effective for _, last in asked_periods(question, today))

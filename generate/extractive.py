@@ -22,7 +22,8 @@ Ambiguity: when the question matches two or more rows of a table equally (it nam
 the row-specific cells), or a figure question lands on a lead-in whose items give different
 figures, the outcome is ``ambiguous`` with those rows or items as the readings.
 
-Status: blocks are tried in tiers — current, then pending, then superseded — and the first
+Status: blocks are tried in tiers — current, then pending, then superseded (a pending version
+in force during a period the question names first: ``tier_groups``) — and the first
 tier with an answering unit answers. A superseded block whose successor is among the hits
 is never quoted, except when the question asks for that past version by name or date
 (``docent.versions``): then the answer quotes the old version, marked superseded with its
@@ -40,7 +41,6 @@ from docent.versions import (
     VersionRequest,
     current_successor,
     names_version,
-    pending_asked,
     version_missing,
     version_request,
 )
@@ -61,6 +61,7 @@ from generate.protocols import Generation
 from generate.question_types import ALL_RULES, Expectation, expect
 from generate.quoting import ambiguous, cite, differ_in_figures, under_heading
 from generate.reasons import NOT_FOUND, UNCLEAR, VERSION_MISSING
+from generate.status_tiers import ASKED_PENDING, status_tier, tier_groups
 from generate.table_answers import superlative_table, table_answer, which_row
 from generate.text import collapse_space, content_words, split_sentences
 from generate.unit_scoring import (
@@ -74,11 +75,6 @@ from generate.unit_scoring import (
 from generate.version_answers import beside, unmentioned_names, version_quote
 from generate.working import gate_record, working
 from render.prompt import RenderedPrompt
-
-TIERS = ("current", "pending", "superseded")
-# A question naming a year a pending version is in force in ("What will the hotel cap be in
-# 2027?") reads that version first.
-PENDING_FIRST = ("pending", "current", "superseded")
 
 
 @dataclass(frozen=True)
@@ -150,10 +146,8 @@ class ExtractiveGenerator:
             for hit in ordered
             if not (hit.chunk.status == "superseded" and hit.chunk.superseded_by in successors)
         ]
-        today = self.today()
-        later = any(pending_asked(question, hit.chunk, today) for hit in eligible)
-        for tier in PENDING_FIRST if later else TIERS:
-            scored = self._score([h for h in eligible if _tier(h) == tier], asked)
+        for tier, members in tier_groups(eligible, question, self.today()):
+            scored = self._score(members, asked)
             considered += scored
             best = self._best(scored, asked.expectation)
             if best is None:
@@ -168,7 +162,7 @@ class ExtractiveGenerator:
                 # Held back, the draft still says where a reader should look first.
                 draft = self._answer_of(best, scored, hits, asked)
                 return result(InsufficientEvidence(UNCLEAR), confidence, draft)
-            if later and tier == "pending":
+            if tier == ASKED_PENDING:
                 return result(self._pending_version(best, scored, eligible, asked), confidence)
             return result(self._answer_of(best, scored, hits, asked), confidence)
         return result(InsufficientEvidence(NOT_FOUND))
@@ -243,7 +237,7 @@ class ExtractiveGenerator:
             # version is missing" (a user pass), nor today's rule as its answer.
             return InsufficientEvidence(UNCLEAR) if old_hits else None
         if unmentioned_names(
-            asked.question, old_hits, [h for h in hits if _tier(h) != "superseded"]
+            asked.question, old_hits, [h for h in hits if status_tier(h) != "superseded"]
         ):
             return InsufficientEvidence(
                 UNCLEAR
@@ -266,11 +260,16 @@ class ExtractiveGenerator:
         force in, with the current rule (of any current document: the pending one replaces
         its part) beside it, which applies until then."""
         quote = version_quote(best, scored, asked.question, asked.expectation)
-        if quote is None:
-            return self._answer_of(best, scored, hits, asked)
-        current = [h for h in hits if _tier(h) == "current"]
+        if quote is None:  # a whole table asked for, too long to quote: which row?
+            return which_row(best, [s for s in scored if s.unit.hit is best.unit.hit])
+        current = [h for h in hits if status_tier(h) == "current"]
         return self._beside_current(
-            (best, "Not yet in force", quote), current, asked, hits, "In force until then"
+            (best, "Not yet in force", quote),
+            current,
+            asked,
+            hits,
+            "In force until then",
+            same_document=False,
         )
 
     def _beside_current(
@@ -280,13 +279,24 @@ class ExtractiveGenerator:
         asked: Asked,
         hits: Sequence[Hit],
         now_label: str = "The current version",
+        *,
+        same_document: bool = True,
     ) -> Outcome:
         """``first`` (unit, label, quote) with the current rule beside it: the current unit
         that says what it says, else the closest of the same section; none when neither was
         retrieved."""
         now_scored = self._score(current, asked)
         typed = [s for s in now_scored if _carries_type(s) or not wants_figure(asked.expectation)]
-        return beside(first, typed, now_scored, asked.question, asked.expectation, hits, now_label)
+        return beside(
+            first,
+            typed,
+            now_scored,
+            asked.question,
+            asked.expectation,
+            hits,
+            now_label,
+            same_document=same_document,
+        )
 
     def _answer(
         self,
@@ -380,7 +390,3 @@ def _quote_block(units: Sequence[Scored], hits: Sequence[Hit]) -> Outcome:
     cid = units[0].unit.hit.chunk.chunk_id
     answer = " ".join(cite(s.unit.text, cid) for s in units)
     return answered(answer, [(cid, joined_quote(units))], hits)
-
-
-def _tier(hit: Hit) -> str:
-    return hit.chunk.status if hit.chunk.status in TIERS else "current"

@@ -56,19 +56,23 @@ def beside(
     expectation: Expectation,
     hits: Sequence[Hit],
     now_label: str = "The current version",
+    *,
+    same_document: bool = True,
 ) -> Outcome:
     """``first`` (unit, label, quote) and, on the next line, ``now_label``: the
     candidate that says what ``first`` says in the same section, else in another section (a
-    higher share of words), else the same section's closest unit. Never another part's
-    nearest sentence quoted as the rule now: with none of these, ``first`` stands alone.
-    ``pool``: every scored unit of the current passages (what a quote may run on into)."""
+    higher share of words), else — when the candidates are of ``first``'s own document (its
+    successor) — the same section's closest unit. Never another part's nearest sentence
+    quoted as the rule now (another document's "Hotels" section is not the same part):
+    with none of these, ``first`` stands alone. ``pool``: every scored unit of the current
+    passages (what a quote may run on into)."""
     unit = first[0]
     section = unit.unit.hit.chunk.heading_path[1:]
     same_part = [s for s in candidates if s.unit.hit.chunk.heading_path[1:] == section]
     now = (
         counterpart(unit, same_part)
         or counterpart(unit, candidates, ACROSS_SECTIONS_SHARE)
-        or max(same_part, key=lambda s: s.score, default=None)
+        or (max(same_part, key=lambda s: s.score, default=None) if same_document else None)
     )
     parts = [first]
     now_quote = None if now is None else version_quote(now, pool, question, expectation)
@@ -77,36 +81,40 @@ def beside(
     return labelled_versions(parts, hits)
 
 
-# A name the question gives: a capitalised word ("Enterprise", "TripDesk", "PTO").
-_NAME = re.compile(r"\b(?:[A-Z][a-z]*[A-Z][\w]*|[A-Z][a-z]+|[A-Z]{2,})\b")
-_OPENS = re.compile(r"(?:^|[.?!:;]\s+|[\"“(]\s*)$")
+# Words of a passage, Unicode letters first ("Zürich", "Équipe", "TripDesk", "PTO").
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?;:])\s+|\n+")
 _NOT_NAMES = frozenset(
-    """I January February March April May June July August September October November December
+    """January February March April May June July August September October November December
     Monday Tuesday Wednesday Thursday Friday Saturday Sunday""".split()
 )
+
+
+def _names(text: str) -> set[str]:
+    """The capitalised words of ``text`` that do not open a sentence, a line or a table cell
+    ("The Enterprise plan …" gives Enterprise; "Plan: Enterprise; Price: …" none)."""
+    names: set[str] = set()
+    for part in _SENTENCE_BREAK.split(text):
+        words = [m.group(0) for m in _WORD.finditer(part)]
+        names.update(w for w in words[1:] if w[0].isupper() and len(w) > 1)
+    return names - _NOT_NAMES
+
+
+def _holds(text: str, name: str) -> bool:
+    flags = 0 if name.isupper() else re.IGNORECASE  # "IT", "US" are not "it", "us"
+    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text, flags) is not None
 
 
 def unmentioned_names(
     question: str, version_hits: Sequence[Hit], other_hits: Sequence[Hit]
 ) -> list[str]:
-    """The names the question gives (a capitalised word not opening a sentence) that no
-    passage of the version asked about holds, while a passage of another version does: "What
+    """The names of another version's passages (capitalised words inside a sentence) that
+    the question gives, in any case, and no passage of the version asked about holds: "What
     did the Enterprise plan cost in 2023?" got the 2023 Business plan's price, checked — the
     2023 price list has no Enterprise plan; today's has. A name is not reworded the way other
     words are, so its absence says that version does not cover what is asked."""
-    names = {
-        m.group(0)
-        for m in _NAME.finditer(question)
-        if m.group(0) not in _NOT_NAMES and not _OPENS.search(question[: m.start()])
-    }
-
-    def holds(hit: Hit, name: str) -> bool:
-        chunk = hit.chunk
-        text = " ".join([chunk.title or "", *chunk.heading_path, chunk.text])
-        return re.search(rf"\b{re.escape(name)}\b", text, re.IGNORECASE) is not None
-
-    return sorted(
-        name
-        for name in names
-        if not any(holds(h, name) for h in version_hits) and any(holds(h, name) for h in other_hits)
+    version_text = " ".join(
+        " ".join([h.chunk.title or "", *h.chunk.heading_path, h.chunk.text]) for h in version_hits
     )
+    names = {name for hit in other_hits for name in _names(hit.chunk.text)}
+    return sorted(n for n in names if _holds(question, n) and not _holds(version_text, n))

@@ -27,8 +27,9 @@ from docent.access import readable_levels
 from docent.contracts import Chunk, Embedder, Hit, Principal
 from docent.db.state import index_version
 from docent.errors import InvalidInput
+from docent.periods import later_year, pending_asked
 from docent.scope import Collections, NamedCollection
-from docent.versions import later_year, pending_asked, version_request, without_year
+from docent.versions import version_request, without_year
 from retrieval.cut import cut, supersession_order
 from retrieval.errors import EmptyQuery
 from retrieval.fusion import rrf
@@ -78,8 +79,8 @@ def warm_caches(words: WordVectors | None, reranker: Reranker, chunks: Sequence[
 @dataclass(frozen=True)
 class _Question:
     """One question as the stages read it: ``asked`` without the collection it names
-    (``scope``), ``later`` the year after today's it names (``docent.versions.later_year``),
-    ``pending_for`` (see there)."""
+    (``scope``), ``later`` the first year after today's it names
+    (``docent.versions.later_year``)."""
 
     text: str
     scope: NamedCollection | None
@@ -90,6 +91,7 @@ class _Question:
     pending_for: date | None = None
 
     def in_period(self, chunk: Chunk) -> bool:
+        """Not a pending passage taking effect after every period the question names."""
         if self.pending_for is None or chunk.status != "pending":
             return True
         return pending_asked(self.text, chunk, self.pending_for)
@@ -205,8 +207,10 @@ class Searcher:
         # A question naming a later period reads the versions not yet in force then too (each
         # marked pending; the permission filter applies to them as to any passage).
         later = later_year(text, today)
-        in_period = None if asked_pending or later is None else today
-        question = _Question(text, scope, scope.unnamed(text) if scope else None, later, in_period)
+        pending_for = None if asked_pending or later is None else today
+        question = _Question(
+            text, scope, scope.unnamed(text) if scope else None, later, pending_for
+        )
         pending = asked_pending or (include_pending is None and later is not None)
         excluded = frozenset(exclude_chunk_ids)
         clock = _Clock()

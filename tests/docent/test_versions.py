@@ -6,9 +6,7 @@ import pytest
 
 from docent.versions import (
     VersionRequest,
-    later_year,
     names_version,
-    pending_asked,
     version_request,
     without_year,
 )
@@ -146,55 +144,3 @@ def test_a_time_frame_or_a_named_version_before_the_question_still_dates_it() ->
     assert framed is not None and framed.year == 2023 and framed.dated
     named = version_request("I joined in 2019; what did the 2021 policy say?")
     assert named is not None and named.year == 2021  # the version's own year, not the first
-
-
-TODAY = date(2026, 12, 7)
-
-
-@pytest.mark.parametrize(
-    ("question", "year"),
-    [
-        ("What will the hotel cap be in 2027?", 2027),
-        ("I travel to Lisbon in 2028, what is the per diem?", 2028),
-        ("What is the mileage rate in 2026?", None),  # this year: today's rule
-        ("What was the hotel cap in 2023?", None),
-        ("What is the hotel cap?", None),
-        ("What's the hotel limit in Porto next year?", 2027),
-        ("Mileage in February 2027?", 2027),
-        ("What about December 2026?", None),
-    ],
-)
-def test_later_year_is_a_year_after_today(question: str, year: int | None) -> None:
-    assert later_year(question, TODAY) == year
-
-
-def test_a_later_year_is_read_without_it_like_a_past_one() -> None:
-    """The vector leg and the rerank read the topic; which version holds in that year is the
-    documents' dates' (the year alone pulled price lists dated by their titles)."""
-    assert without_year("What will the mileage rate be in 2028?", 2028) == (
-        "What will the mileage rate be?"
-    )
-    assert without_year("What will the mileage rate be in 2028?") == (
-        "What will the mileage rate be in 2028?"
-    )
-    # Two years or a span: which one is the version's is not read here.
-    assert without_year("Mileage in 2027 or 2028?", 2027) == "Mileage in 2027 or 2028?"
-
-
-def test_a_pending_version_is_asked_for_from_its_effective_year_on() -> None:
-    pending = make_chunk(
-        "travel-2027.md#3", "Claim €0.42 per km.", status="pending", effective_date=date(2027, 6, 1)
-    )
-    current = make_chunk("expenses.md#3", "Claim €0.35 per km.", effective_date=date(2024, 4, 1))
-    assert pending_asked("What will the mileage rate be in 2027?", pending, TODAY)
-    assert pending_asked("Mileage rate in 2030?", pending, TODAY)
-    assert pending_asked("What will the mileage rate be next year?", pending, TODAY)
-    assert pending_asked("I drive to a client on 3 June 2027: how much per km?", pending, TODAY)
-    # A user pass: in February 2027 only today's rule applies.
-    assert not pending_asked(
-        "I drive to a client in February 2027: how much per km?", pending, TODAY
-    )
-    assert not pending_asked("Mileage rate on March 1st, 2027?", pending, TODAY)
-    assert not pending_asked("What will the mileage rate be in 2026?", pending, TODAY)
-    assert not pending_asked("What is the mileage rate?", pending, TODAY)
-    assert not pending_asked("What will the mileage rate be in 2027?", current, TODAY)

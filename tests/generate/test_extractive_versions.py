@@ -365,6 +365,10 @@ def test_a_year_a_pending_version_is_in_force_in_is_answered_from_it_beside_toda
         "What is the mileage rate?",
         "What was the mileage rate in 2026?",
         "What will the mileage rate be in February 2027?",  # before it takes effect
+        "What will the mileage rate be on 2027-03-01?",
+        # A review: numbers that date nothing.
+        "Can I claim 2030 EUR of mileage?",
+        "What is the mileage rate? My car is a 2028 model.",
     ],
 )
 def test_without_a_year_it_is_in_force_in_todays_rule_answers(question: str) -> None:
@@ -437,3 +441,62 @@ def test_a_past_version_that_says_nothing_of_it_is_not_called_missing() -> None:
     outcome = ask("Was there an uptime commitment in the 2023 pricing?", [now, silent])
     assert isinstance(outcome, InsufficientEvidence)
     assert "not in the documents" not in outcome.missing
+
+
+def test_a_pending_version_taking_effect_after_the_period_asked_does_not_answer_for_it() -> None:
+    """A review: with a 2030 policy among the hits, "in 2028" got its rate; the 2027 one is
+    in force then."""
+    far = hit(
+        "travel-2030.md#3",
+        {"From 2030 claim €0.55 per km when you use your own car for business travel.": 0.85},
+        score=0.85,
+        heading_path=("Travel Policy 2030", "Mileage"),
+        effective_date=date(2030, 1, 1),
+        status="pending",
+        title="Travel Policy 2030",
+    )
+    outcome = ask("What will the mileage rate be in 2028?", [far, *pending_pair()])
+    assert isinstance(outcome, Answered)
+    assert "€0.42" in outcome.answer and "€0.55" not in outcome.answer
+
+
+def test_the_rule_until_then_is_never_another_documents_section_of_the_same_name() -> None:
+    """A review: a pending "Hotels" passage had an events policy's "Hotels" section (speakers'
+    hotels) quoted as the rule in force until then."""
+    pending = hit(
+        "travel-2027.md#2",
+        {"Tier 1 cities: up to €250 per night.": 0.8},
+        score=0.8,
+        heading_path=("Travel Policy 2027", "Hotels"),
+        effective_date=date(2027, 6, 1),
+        status="pending",
+        title="Travel Policy 2027",
+    )
+    events = hit(
+        "events.md#4",
+        {"Speakers at our conferences may stay in the venue hotel, up to €400.": 0.5},
+        rank=2,
+        score=0.5,
+        heading_path=("Events Policy", "Hotels"),
+        effective_date=date(2024, 1, 1),
+        title="Events Policy",
+    )
+    outcome = ask("What will the hotel cap for Tier 1 cities be in 2028?", [pending, events])
+    assert isinstance(outcome, Answered)
+    assert "€250" in outcome.answer and "€400" not in outcome.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what did the enterprise plan cost in 2023?",
+        "Hi, What did the Enterprise plan cost in 2023?",
+    ],
+)
+def test_a_name_is_read_in_any_case(question: str) -> None:
+    """A review: all lower case, the name check was skipped and the Business plan's price came
+    back; a sentence opened after a comma made "What" a name."""
+    outcome = ask(question, pricing_versions())
+    assert isinstance(outcome, InsufficientEvidence) and outcome.missing == UNCLEAR
+    business = ask("Hi, What did the Business plan cost in 2023?", pricing_versions())
+    assert isinstance(business, Answered) and "€179/month" in business.answer

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -53,7 +54,12 @@ def ingest(services: Services, folder: Path, manifest: Path | None = None) -> No
 def services(
     tmp_path_factory: pytest.TempPathFactory, bundled_embedder: Embedder, sample_corpus: Path
 ) -> Iterator[Services]:
-    services = Services(make_settings(tmp_path_factory.mktemp("sample") / "data"), bundled_embedder)
+    # The day the sample's 2027 travel policy is still pending.
+    services = Services(
+        make_settings(tmp_path_factory.mktemp("sample") / "data"),
+        bundled_embedder,
+        today=lambda: date(2026, 12, 7),
+    )
     ingest(services, sample_corpus, sample_corpus / "MANIFEST.csv")
     yield services
     services.close()

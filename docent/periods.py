@@ -1,0 +1,132 @@
+"""The periods a question names ("in 2028", "in February 2027", "on 2027-03-01", "in Q3 2027",
+"next year", "under the 2027 travel policy"), read against today's date: a period that ends
+after today may fall under a version not yet in force (status ``pending``), which retrieval
+then searches and the answerer quotes first when it is in force during that period, with the
+rule in force until then beside it.
+
+A four-digit number is read as a year only where it dates something: after a word of time
+("in", "during", "from", "by", …), in a month or a date, or before a word naming a version.
+"Can I claim 2030 EUR?" and "a 2028 model" name no period.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from docent.contracts import Chunk
+
+_Y = r"(?:19[89]\d|20\d\d)"
+_MONTHS = (
+    "january february march april may june july august september october november december"
+).split()
+_MONTH = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december"
+    r"|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
+)
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+# Not a year when an amount or a count follows ("for 2030 EUR", "by 2027 people").
+_NOT_A_YEAR_AFTER = (
+    r"(?!\s*(?:[%€$£]|eur\b|euros?\b|usd\b|dollars?\b|gbp\b|pounds?\b|chf\b|km\b|kms\b|"
+    r"miles?\b|hours?\b|days?\b|seats?\b|people\b|employees\b|units?\b|items?\b|pages?\b))"
+)
+_MONTH_OF_YEAR = re.compile(
+    rf"\b(?:{_DAY}\s+(?:of\s+)?)?({_MONTH})\s+(?:{_DAY},?\s+)?({_Y})\b{_NOT_A_YEAR_AFTER}",
+    re.IGNORECASE,
+)
+_ISO_DATE = re.compile(rf"\b({_Y})-(\d{{2}})-(\d{{2}})\b")
+# Day and month in either order (1/3/2027 is 1 March or 3 January): the span of both.
+_NUMERIC_DATE = re.compile(rf"\b(\d{{1,2}})[/.](\d{{1,2}})[/.]({_Y})\b")
+_QUARTER = re.compile(rf"\bQ([1-4])\s*({_Y})\b", re.IGNORECASE)
+_TIME_WORD = (
+    r"(?:in|during|for|from|by|on|after|until|till|through|throughout|as of|starting|"
+    r"beginning|effective|under|before)"
+)
+_SEASON = (
+    r"(?:(?:early|late|mid|the (?:start|end|beginning|middle) of|spring|summer|autumn|fall|"
+    r"winter)[\s-]+)?"
+)
+_YEAR_OF_TIME = re.compile(
+    rf"\b{_TIME_WORD}\s+(?:the\s+)?(?:year\s+)?{_SEASON}({_Y})\b{_NOT_A_YEAR_AFTER}",
+    re.IGNORECASE,
+)
+# "the 2027 travel policy": a year before a word naming a version.
+_YEAR_OF_VERSION = re.compile(
+    rf"\b({_Y})\s+(?:[a-z-]+\s+)?(?:policy|policies|version|rules?|terms|handbook|"
+    r"guidelines?|pricing|prices|rates?|caps?|limits?|budgets?)\b",
+    re.IGNORECASE,
+)
+_NEXT_YEAR = re.compile(r"\bnext year\b", re.IGNORECASE)
+
+Period = tuple[date, date]
+
+
+def _month(year: int, month: int) -> Period:
+    last = date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
+    return date(year, month, 1), last
+
+
+def _month_number(name: str) -> int:
+    name = name.lower().rstrip(".")
+    return next(i for i, full in enumerate(_MONTHS, start=1) if full.startswith(name[:3]))
+
+
+def _day(year: int, month: int, day: int) -> Period | None:
+    try:
+        when = date(year, month, day)
+    except ValueError:
+        return None
+    return when, when
+
+
+def asked_periods(question: str, today: date) -> list[Period]:
+    """The periods the question names, each as its first and last day, in the question's
+    order: a day, a month, a quarter, a year, or "next year" (after ``today``'s)."""
+    found: list[tuple[int, Period]] = []
+    taken: list[tuple[int, int]] = []  # the spans read, so a year is read once
+
+    def add(match: re.Match[str], period: Period | None) -> None:
+        start, end = match.span()
+        if any(a < end and start < b for a, b in taken):
+            return
+        taken.append((start, end))  # a date that is no day ("2027-02-30") is no year either
+        if period is not None:
+            found.append((start, period))
+
+    for m in _ISO_DATE.finditer(question):
+        add(m, _day(int(m.group(1)), int(m.group(2)), int(m.group(3))))
+    for m in _NUMERIC_DATE.finditer(question):
+        year, a, b = int(m.group(3)), int(m.group(1)), int(m.group(2))
+        days = [d for d in (_day(year, b, a), _day(year, a, b)) if d is not None]
+        add(m, (min(d[0] for d in days), max(d[1] for d in days)) if days else None)
+    for m in _QUARTER.finditer(question):
+        quarter, year = int(m.group(1)), int(m.group(2))
+        add(m, (_month(year, 3 * quarter - 2)[0], _month(year, 3 * quarter)[1]))
+    for m in _MONTH_OF_YEAR.finditer(question):
+        add(m, _month(int(m.group(2)), _month_number(m.group(1))))
+    for pattern in (_YEAR_OF_TIME, _YEAR_OF_VERSION):
+        for m in pattern.finditer(question):
+            year = int(m.group(1))
+            add(m, (date(year, 1, 1), date(year, 12, 31)))
+    for m in _NEXT_YEAR.finditer(question):
+        add(m, (date(today.year + 1, 1, 1), date(today.year + 1, 12, 31)))
+    return [period for _, period in sorted(found, key=lambda f: f[0])]
+
+
+def later_year(question: str, today: date) -> int | None:
+    """The year of the first period the question names that ends after ``today`` ("What will
+    the hotel cap be in 2027?", "I travel in November", "next year"): a version not yet in
+    force may hold then, so retrieval reads the pending versions too."""
+    later = [first.year for first, last in asked_periods(question, today) if last > today]
+    return later[0] if later else None
+
+
+def pending_asked(question: str, chunk: Chunk, today: date) -> bool:
+    """Is ``chunk`` of a pending version in force during a period the question names (for
+    part of it at least: "in 2027" for a version taking effect 2027-06-01, not "in February
+    2027")? Then it answers before the current rule, which applies until that version takes
+    effect and is quoted beside it."""
+    effective = chunk.effective_date
+    if chunk.status != "pending" or effective is None:
+        return False
+    return any(last >= effective for _, last in asked_periods(question, today))
