@@ -4,6 +4,7 @@ pure functions of what the ask produced; the commands live in the composition ro
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,41 @@ def numbered_answer(answer: str, ids: Sequence[str]) -> str:
         return "".join(f"[{number[c]}]" if c in number else f"[{c}]" for c in found)
 
     return str(MARKER.sub(swap, answer))
+
+
+_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
+
+
+def tables_apart(answer: str) -> str:
+    """An answer's table quoted after a label ("Under the superseded version (…): | Plan |
+    …") shown as the web UI shows it: the label with the table's citation on its line, the
+    table below it (the marker after the last row read as the next label's)."""
+    lines = answer.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        at = line.find("|")
+        if (
+            at <= 0
+            or line.lstrip().startswith("|")
+            or i + 1 >= len(lines)
+            or not _RULE.match(lines[i + 1])
+        ):
+            out.append(line)
+            i += 1
+            continue
+        end = i + 1
+        while end + 1 < len(lines) and lines[end + 1].lstrip().startswith("|"):
+            end += 1
+        table = [line[at:], *lines[i + 1 : end + 1]]
+        cut = table[-1].rfind("|")
+        marker = table[-1][cut + 1 :].strip()
+        table[-1] = table[-1][: cut + 1]
+        out.append(f"{line[:at].rstrip()} {marker}".rstrip())
+        out.extend(f"  {row}" for row in table)
+        i = end + 1
+    return "\n".join(out)
 
 
 # What a non-answer says first, by its reason (``generate/reasons.py``); the web UI's
@@ -76,7 +112,7 @@ def human(result: AskResult) -> str:
     lines: list[str] = [TIER_LINES[tier].format(confidence=said)]
     match outcome:
         case Answered(answer=answer, citations=citations):
-            lines.append(numbered_answer(answer, [c.id for c in citations]))
+            lines.append(tables_apart(numbered_answer(answer, [c.id for c in citations])))
             lines.append("")
             lines.append("Sources")
             for n, c in enumerate(citations, start=1):

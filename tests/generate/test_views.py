@@ -3,7 +3,7 @@ marked, as the web UI highlights it."""
 
 from __future__ import annotations
 
-from generate.views import marked
+from generate.views import marked, tables_apart
 
 
 def test_the_nearest_unit_is_marked_once_and_only_when_the_excerpt_holds_more() -> None:
@@ -14,3 +14,29 @@ def test_the_nearest_unit_is_marked_once_and_only_when_the_excerpt_holds_more() 
     assert marked("Only one unit.", "Only one unit.") == "Only one unit."
     assert marked(excerpt, None) == excerpt
     assert marked(excerpt, "Not in it.") == excerpt
+
+
+def test_a_versions_table_is_cited_on_its_labels_line_with_the_table_below() -> None:
+    """A user pass: in the terminal the marker came after the last row, and the next
+    version's label followed it."""
+    answer = (
+        "Under the superseded version (effective 2023-01-01): | Plan | Price |\n"
+        "| --- | --- |\n"
+        "| Team | €49/month | [1]\n"
+        "The current version (effective 2025-01-01): | Plan | Price |\n"
+        "| --- | --- |\n"
+        "| Team | €59/month | [2]"
+    )
+    assert tables_apart(answer).split("\n") == [
+        "Under the superseded version (effective 2023-01-01): [1]",
+        "  | Plan | Price |",
+        "  | --- | --- |",
+        "  | Team | €49/month |",
+        "The current version (effective 2025-01-01): [2]",
+        "  | Plan | Price |",
+        "  | --- | --- |",
+        "  | Team | €59/month |",
+    ]
+    # Prose with a pipe, or a table on its own lines, is left as it is.
+    for text in ("Use A | B [1].", "| Plan | Price |\n| --- | --- |\n| Team | €59 | [1]"):
+        assert tables_apart(text) == text
