@@ -25,11 +25,14 @@ _MONTH = (
     r"|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
 )
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
-# Not a year when an amount or a count follows ("for 2030 EUR", "by 2027 people").
-_NOT_A_YEAR_AFTER = (
-    r"(?!\s*(?:[%€$£]|eur\b|euros?\b|usd\b|dollars?\b|gbp\b|pounds?\b|chf\b|km\b|kms\b|"
-    r"miles?\b|hours?\b|days?\b|seats?\b|people\b|employees\b|units?\b|items?\b|pages?\b))"
+# Not a year when an amount or a count follows ("for 2030 EUR", "2030 kilometres", "by 2027
+# people"): shared with ``docent.versions``, whose past years are read the same way.
+NOT_A_YEAR_AFTER = (
+    r"(?!\s*(?:[%€$£¥]|(?:eur|euros?|usd|dollars?|gbp|pounds?|chf|francs?|yen|sek|nok|dkk|"
+    r"kr|km|kms|kilomet(?:er|re)s?|meters?|metres?|miles?|kg|hours?|hrs?|days?|nights?|weeks?|"
+    r"seats?|people|persons?|staff|employees|users|members|units?|items?|pages?|words?)\b))"
 )
+_NOT_A_YEAR_AFTER = NOT_A_YEAR_AFTER
 _MONTH_OF_YEAR = re.compile(
     rf"\b(?:{_DAY}\s+(?:of\s+)?)?({_MONTH})\s+(?:{_DAY},?\s+)?({_Y})\b{_NOT_A_YEAR_AFTER}",
     re.IGNORECASE,
@@ -38,6 +41,18 @@ _ISO_DATE = re.compile(rf"\b({_Y})-(\d{{2}})-(\d{{2}})\b")
 # Day and month in either order (1/3/2027 is 1 March or 3 January): the span of both.
 _NUMERIC_DATE = re.compile(rf"\b(\d{{1,2}})[/.](\d{{1,2}})[/.]({_Y})\b")
 _QUARTER = re.compile(rf"\bQ([1-4])\s*({_Y})\b", re.IGNORECASE)
+_HALF = re.compile(
+    rf"\b(?:H([12])\s*|(first|second) half of\s+(?:the\s+year\s+)?)({_Y})\b", re.IGNORECASE
+)
+# A month without a year after a word of time ("I travel in November"): its next one.
+_MONTH_ALONE = re.compile(
+    rf"\b(?:in|during|for|from|by|on|after|until|till|through|throughout|as of|starting|"
+    rf"beginning|since|before)\s+(?:(?:early|late|mid)[\s-]+)?(?:{_DAY}\s+(?:of\s+)?)?"
+    rf"({_MONTH})(?!\s*(?:{_DAY},?\s+)?{_Y})\b",
+    re.IGNORECASE,
+)
+_PAST = re.compile(r"\b(?:was|were|did|had|used to)\b", re.IGNORECASE)
+_THIS_YEAR = re.compile(r"\b(?:this|the current) year\b", re.IGNORECASE)
 _TIME_WORD = (
     r"(?:in|during|for|from|by|on|after|until|till|through|throughout|as of|starting|"
     r"beginning|effective|under|before)"
@@ -81,7 +96,8 @@ def _day(year: int, month: int, day: int) -> Period | None:
 
 def asked_periods(question: str, today: date) -> list[Period]:
     """The periods the question names, each as its first and last day, in the question's
-    order: a day, a month, a quarter, a year, or "next year" (after ``today``'s)."""
+    order: a day, a month (a month without a year: its next one from ``today``), a quarter, a
+    half, a year, "this year" or "next year"."""
     found: list[tuple[int, Period]] = []
     taken: list[tuple[int, int]] = []  # the spans read, so a year is read once
 
@@ -102,14 +118,26 @@ def asked_periods(question: str, today: date) -> list[Period]:
     for m in _QUARTER.finditer(question):
         quarter, year = int(m.group(1)), int(m.group(2))
         add(m, (_month(year, 3 * quarter - 2)[0], _month(year, 3 * quarter)[1]))
+    for m in _HALF.finditer(question):
+        half = 1 if (m.group(1) or "") == "1" or (m.group(2) or "").lower() == "first" else 2
+        add(m, (_month(int(m.group(3)), 6 * half - 5)[0], _month(int(m.group(3)), 6 * half)[1]))
     for m in _MONTH_OF_YEAR.finditer(question):
         add(m, _month(int(m.group(2)), _month_number(m.group(1))))
+    past = _PAST.search(question) is not None
+    for m in _MONTH_ALONE.finditer(question):
+        month = _month_number(m.group(1))
+        if past:  # "What was the rate in July?": the last one
+            add(m, _month(today.year - (month > today.month), month))
+        else:
+            add(m, _month(today.year + (month < today.month), month))
     for pattern in (_YEAR_OF_TIME, _YEAR_OF_VERSION):
         for m in pattern.finditer(question):
             year = int(m.group(1))
             add(m, (date(year, 1, 1), date(year, 12, 31)))
     for m in _NEXT_YEAR.finditer(question):
         add(m, (date(today.year + 1, 1, 1), date(today.year + 1, 12, 31)))
+    for m in _THIS_YEAR.finditer(question):
+        add(m, (date(today.year, 1, 1), date(today.year, 12, 31)))
     return [period for _, period in sorted(found, key=lambda f: f[0])]
 
 

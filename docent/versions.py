@@ -13,10 +13,14 @@ from datetime import date
 
 from docent.contracts import Chunk, Hit
 from docent.numbers import counting_words
+from docent.periods import NOT_A_YEAR_AFTER
 
 # A year a policy could name: 1980-2099.
 _Y = r"(?:19[89]\d|20\d\d)"
 _YEAR = re.compile(rf"\b({_Y})\b")
+# A year that dates something, not an amount or a count ("a refund of 2022 euros", "2019 EUR"
+# read as the 2022 policy gave its approval limit as a checked answer).
+_DATING_YEAR = re.compile(rf"(?<![€$£¥])\b({_Y})\b{NOT_A_YEAR_AFTER}", re.IGNORECASE)
 # "original" only before a word naming a version: "the original payment method" or "the
 # original receipt" asks for today's rule.
 _OLDER = re.compile(
@@ -142,7 +146,7 @@ def version_request(question: str) -> VersionRequest | None:
     asker = {m.group(1) for m in _ASKER_EVENT.finditer(question)} | _scene_years(question)
     # The version's own year first ("I joined in 2019; what did the 2021 policy say?").
     own = _YEAR.findall(dated.group(0)) if dated is not None else []
-    years = [int(y) for y in [*own, *_YEAR.findall(question)] if y in own or y not in asker]
+    years = [int(y) for y in [*own, *_DATING_YEAR.findall(question)] if y in own or y not in asker]
     past = bool(_PAST_ASK.search(question) or _PAST_VERB_YEAR.search(question))
     older = bool(_OLDER.search(_AGE.sub(" ", question))) or (
         past and bool(_ORIGINAL.search(question))
@@ -189,7 +193,9 @@ def version_missing(request: VersionRequest, current: Chunk) -> bool:
     """Does the request name a version older than ``current`` (the current document that
     answers), so that the current rule would answer another version than the one asked?
     Only for a request by date: "before 2025", "the 2019 terms". An undated current
-    document is taken as later."""
+    document is taken as later. (Not for "the old rule" without a date: "old", "prior",
+    "used to" are read too loosely for that — "my old job", "prior written notice", "be used
+    to access" — measured in transfer.md, change set 28.)"""
     effective = current.effective_date
     if request.before is not None:
         return effective is None or effective.year >= request.before

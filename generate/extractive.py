@@ -72,7 +72,7 @@ from generate.unit_scoring import (
     score_unit,
     units_of,
 )
-from generate.version_answers import beside, unmentioned_names, version_quote
+from generate.version_answers import beside, now_beside, unmentioned_names, version_quote
 from generate.working import gate_record, working
 from render.prompt import RenderedPrompt
 
@@ -131,7 +131,7 @@ class ExtractiveGenerator:
         ordered = sorted(hits, key=lambda h: h.rank)
         request = version_request(question)
         if request is not None:
-            past = self._past_version(request, asked, ordered)
+            past = self._past_version(request, asked, ordered, considered)
             if past is not None:
                 return result(past)
             current = [h for h in ordered if h.chunk.status == "current"]
@@ -219,7 +219,7 @@ class ExtractiveGenerator:
         return max(stated or answering, key=lambda s: s.score, default=None)
 
     def _past_version(
-        self, request: VersionRequest, asked: Asked, hits: Sequence[Hit]
+        self, request: VersionRequest, asked: Asked, hits: Sequence[Hit], considered: list[Scored]
     ) -> Outcome | None:
         """The answer from the superseded version the question names, with the current
         rule beside it; None when no hit is from such a version (answer as usual); unclear
@@ -239,9 +239,10 @@ class ExtractiveGenerator:
         if unmentioned_names(
             asked.question, old_hits, [h for h in hits if status_tier(h) != "superseded"]
         ):
-            return InsufficientEvidence(
-                UNCLEAR
-            )  # that version's nearest unit is about another thing
+            # That version's nearest unit is about another thing; its passages are shown
+            # first ("Was there an Enterprise plan in 2023?" led with today's Enterprise plan).
+            considered += old_scored
+            return InsufficientEvidence(UNCLEAR)
         old_quote = version_quote(old, old_scored, asked.question, asked.expectation)
         if old_quote is None:  # a whole table asked for, too long to quote: which row?
             return which_row(old, [s for s in old_scored if s.unit.hit is old.unit.hit])
@@ -249,9 +250,8 @@ class ExtractiveGenerator:
         # another document quoted as the rule now.
         successor = current_successor(old.unit.hit.chunk, hits)
         same_doc = [h for h in hits if h.chunk.status == "current" and h.chunk.source == successor]
-        return self._beside_current(
-            (old, "Under the superseded version", old_quote), same_doc, asked, hits
-        )
+        now = self._now_of(old, same_doc, asked)
+        return beside((old, "Under the superseded version", old_quote), now, hits)
 
     def _pending_version(
         self, best: Scored, scored: list[Scored], hits: Sequence[Hit], asked: Asked
@@ -263,38 +263,27 @@ class ExtractiveGenerator:
         if quote is None:  # a whole table asked for, too long to quote: which row?
             return which_row(best, [s for s in scored if s.unit.hit is best.unit.hit])
         current = [h for h in hits if status_tier(h) == "current"]
-        return self._beside_current(
-            (best, "Not yet in force", quote),
-            current,
-            asked,
-            hits,
-            "In force until then",
-            same_document=False,
-        )
+        now = self._now_of(best, current, asked, same_document=False)
+        if now is None:
+            # Without today's rule that says the same, the pending sentence alone reads as
+            # the answer ("Will the mileage rate change in 2027?" got "Electric vehicles
+            # receive the same rate."): the passages, not a checked answer.
+            return InsufficientEvidence(UNCLEAR)
+        return beside((best, "Not yet in force", quote), now, hits, "In force until then")
 
-    def _beside_current(
-        self,
-        first: tuple[Scored, str, str],
-        current: Sequence[Hit],
-        asked: Asked,
-        hits: Sequence[Hit],
-        now_label: str = "The current version",
-        *,
-        same_document: bool = True,
-    ) -> Outcome:
-        """``first`` (unit, label, quote) with the current rule beside it: the current unit
-        that says what it says, else the closest of the same section; none when neither was
-        retrieved."""
+    def _now_of(
+        self, first: Scored, current: Sequence[Hit], asked: Asked, *, same_document: bool = True
+    ) -> tuple[Scored, str] | None:
+        """The current unit (and its quote) that says what ``first`` says, to quote beside it
+        (``version_answers.now_beside``)."""
         now_scored = self._score(current, asked)
         typed = [s for s in now_scored if _carries_type(s) or not wants_figure(asked.expectation)]
-        return beside(
+        return now_beside(
             first,
             typed,
             now_scored,
             asked.question,
             asked.expectation,
-            hits,
-            now_label,
             same_document=same_document,
         )
 

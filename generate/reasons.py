@@ -57,7 +57,8 @@ NOT_FOUND = (
 )
 
 VERSION_MISSING = (
-    "The version the question asks about is not in the documents you can read; only a later one is."
+    "No passage of the version the question asks about matched it; the passages that did are "
+    "of a later version."
 )
 
 SENTENCE_CHECKS = {

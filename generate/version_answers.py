@@ -48,36 +48,47 @@ def labelled_versions(parts: Sequence[tuple[Scored, str, str]], hits: Sequence[H
     return answered("\n".join(answer), quotes, hits)
 
 
-def beside(
-    first: tuple[Scored, str, str],
+def now_beside(
+    first: Scored,
     candidates: Sequence[Scored],
     pool: Sequence[Scored],
     question: str,
     expectation: Expectation,
-    hits: Sequence[Hit],
-    now_label: str = "The current version",
     *,
     same_document: bool = True,
-) -> Outcome:
-    """``first`` (unit, label, quote) and, on the next line, ``now_label``: the
-    candidate that says what ``first`` says in the same section, else in another section (a
-    higher share of words), else — when the candidates are of ``first``'s own document (its
-    successor) — the same section's closest unit. Never another part's nearest sentence
-    quoted as the rule now (another document's "Hotels" section is not the same part):
-    with none of these, ``first`` stands alone. ``pool``: every scored unit of the current
-    passages (what a quote may run on into)."""
-    unit = first[0]
-    section = unit.unit.hit.chunk.heading_path[1:]
+) -> tuple[Scored, str] | None:
+    """The current unit to quote beside ``first`` (a past or pending version's), with its
+    quote: the candidate that says what ``first`` says in the same section, else in another
+    section (a higher share of words, and every name ``first`` gives: "The Team plan costs
+    …" is not the Business plan's rule), else — when the candidates are of ``first``'s own
+    document (its successor) — the same section's closest unit. Never another part's
+    nearest sentence quoted as the rule now (another document's "Hotels" section is not the
+    same part). ``pool``: every scored unit of the current passages (what a quote may run
+    on into)."""
+    section = first.unit.hit.chunk.heading_path[1:]
     same_part = [s for s in candidates if s.unit.hit.chunk.heading_path[1:] == section]
+    names = _names(first.unit.text)
+    named = [s for s in candidates if all(_holds(s.unit.text, n) for n in names)]
     now = (
-        counterpart(unit, same_part)
-        or counterpart(unit, candidates, ACROSS_SECTIONS_SHARE)
+        counterpart(first, same_part)
+        or counterpart(first, named, ACROSS_SECTIONS_SHARE)
         or (max(same_part, key=lambda s: s.score, default=None) if same_document else None)
     )
+    quote = None if now is None else version_quote(now, pool, question, expectation)
+    return None if now is None or quote is None else (now, quote)
+
+
+def beside(
+    first: tuple[Scored, str, str],
+    now: tuple[Scored, str] | None,
+    hits: Sequence[Hit],
+    now_label: str = "The current version",
+) -> Outcome:
+    """``first`` (unit, label, quote) and, on the next line, ``now_label`` with ``now``
+    (``now_beside``); ``first`` alone without it."""
     parts = [first]
-    now_quote = None if now is None else version_quote(now, pool, question, expectation)
-    if now is not None and now_quote is not None:
-        parts.append((now, now_label, now_quote))
+    if now is not None:
+        parts.append((now[0], now_label, now[1]))
     return labelled_versions(parts, hits)
 
 

@@ -80,7 +80,7 @@ NONANSWER_TITLES = {
     "below_threshold": "The documents do not cover this.",
     "model_abstained": "No direct answer in the documents.",
     "unclear_evidence": "Not clear enough to quote as the answer.",
-    "version_not_found": "That version is not in the documents you can read.",
+    "version_not_found": "No passage of that version matches the question.",
     # The check fires when the current version was among the passages but not quoted: it
     # said "the current version's matching passage was not found" above that very passage;
     # a question asking for the old version (a user pass) reads the old passages first.

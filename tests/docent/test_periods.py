@@ -32,6 +32,20 @@ Y2027 = (date(2027, 1, 1), date(2027, 12, 31))
         ("Is a €2050 laptop allowed?", []),
         ("Is a laptop for 2030 euros allowed?", []),
         ("Mileage on 2027-02-30?", []),  # no such day
+        # A second user pass.
+        (
+            "I travel in November; what will the mileage rate be?",
+            [(date(2027, 11, 1), date(2027, 11, 30))],
+        ),
+        ("What was the mileage rate in November?", [(date(2026, 11, 1), date(2026, 11, 30))]),
+        ("Hotel cap in December?", [(date(2026, 12, 1), date(2026, 12, 31))]),
+        ("Premium economy in H2 2027?", [(date(2027, 7, 1), date(2027, 12, 31))]),
+        ("In the second half of 2027?", [(date(2027, 7, 1), date(2027, 12, 31))]),
+        ("What is the mileage rate this year?", [(date(2026, 1, 1), date(2026, 12, 31))]),
+        ("What mileage do I get for 2030 kilometers?", []),
+        ("Who can approve a refund of 2022 euros?", []),
+        ("Carbon budget for 2040 staff?", []),
+        ("I may claim it in May?", [(date(2027, 5, 1), date(2027, 5, 31))]),
     ],
 )
 def test_asked_periods(question: str, periods: list[tuple[date, date]]) -> None:

@@ -144,3 +144,17 @@ def test_a_time_frame_or_a_named_version_before_the_question_still_dates_it() ->
     assert framed is not None and framed.year == 2023 and framed.dated
     named = version_request("I joined in 2019; what did the 2021 policy say?")
     assert named is not None and named.year == 2021  # the version's own year, not the first
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who can approve a refund of 2022 euros?",
+        "What was the approval needed for a 2019 EUR expense claim?",
+        "Could refunds of €2022 be approved by a team lead?",
+    ],
+)
+def test_an_amount_is_no_year(question: str) -> None:
+    """A user pass: "a refund of 2022 euros" got the superseded 2022 approval limit as a
+    checked answer; "a 2019 EUR expense claim" was told that version is missing."""
+    assert version_request(question) is None

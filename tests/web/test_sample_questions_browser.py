@@ -105,7 +105,7 @@ def test_a_year_before_the_current_policy_with_no_such_version_is_not_answered(
     card = ask(page, "What were the hotel caps in 2019?")
     text = card.inner_text()
     assert "answer · checked" not in text.lower()  # never today's caps as 2019's
-    assert "That version is not in the documents you can read." in text
+    assert "No passage of that version matches the question." in text
     page.screenshot(path=str(SHOTS / "34-version-not-found.png"), full_page=True)
 
 

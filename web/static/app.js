@@ -225,7 +225,7 @@ function nonanswerTitle(data) {
     case "model_abstained":
       return ["No direct answer in the documents.", data.missing || "None of the passages found states an answer to this question."];
     case "version_not_found":
-      return ["That version is not in the documents you can read.", "Only a later version is; its closest passages are below, for comparison."];
+      return ["No passage of that version matches the question.", "The passages that do are of a later version; the closest are below, for comparison."];
     case "unclear_evidence":
       return ["Not clear enough to quote as the answer.", data.missing || "None of the passages found stands out as the answer."];
     case "superseded_cited":
