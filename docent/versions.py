@@ -120,6 +120,14 @@ def _scene_years(question: str) -> set[str]:
 # "original" alone names a version in a question asked in the past tense ("What was the
 # original refund window?"), not in today's ("the original payment method").
 _ORIGINAL = re.compile(r"\boriginal\b", re.IGNORECASE)
+# An earlier version of a rule, named as such: "the old Tier 1 hotel cap", "the previous
+# refund window", "our former travel policy".
+_OLD_RULE = re.compile(
+    r"\b(?:the|our|my|their)\s+(?:old|previous|prior|former|earlier)\s+(?:[\w-]+\s+){0,3}?"
+    r"(?:policy|policies|version|rules?|terms|caps?|limits?|rates?|prices?|pricing|window|"
+    r"allowance|budget|plan|plans)\b",
+    re.IGNORECASE,
+)
 # A year in a question about the future ("What will the hotel cap be in 2027?") names no
 # past version.
 _FUTURE = re.compile(r"\b(?:will|won't|going to|upcoming|next year)\b", re.IGNORECASE)
@@ -134,6 +142,9 @@ class VersionRequest:
     before: int | None = None
     older: bool = False
     dated: bool = False  # the year names a version ("the 2019 terms"), not an event
+    # "the old Tier 1 hotel cap": an earlier version of a rule named as such, not "my old
+    # job" or "prior written notice" (``_OLD_RULE``).
+    old_rule: bool = False
 
 
 def version_request(question: str) -> VersionRequest | None:
@@ -154,7 +165,7 @@ def version_request(question: str) -> VersionRequest | None:
     if years and _VERSIONISH.search(question) and (named or not _FUTURE.search(question)):
         return VersionRequest(year=years[0], older=older, dated=named or past)
     if older:
-        return VersionRequest(older=True)
+        return VersionRequest(older=True, old_rule=bool(_OLD_RULE.search(question)))
     return None
 
 
@@ -193,15 +204,16 @@ def version_missing(request: VersionRequest, current: Chunk) -> bool:
     """Does the request name a version older than ``current`` (the current document that
     answers), so that the current rule would answer another version than the one asked?
     Only for a request by date: "before 2025", "the 2019 terms". An undated current
-    document is taken as later. (Not for "the old rule" without a date: "old", "prior",
-    "used to" are read too loosely for that — "my old job", "prior written notice", "be used
-    to access" — measured in transfer.md, change set 28.)"""
+    document is taken as later; and for an earlier version of a rule named as such ("What
+    was the old Tier 1 hotel cap?" got today's cap as a checked answer), not for any "old",
+    "prior" or "used to" (read too loosely: "my old job", "prior written notice", "be used to
+    access" - transfer.md, change set 28)."""
     effective = current.effective_date
     if request.before is not None:
         return effective is None or effective.year >= request.before
     if request.year is not None and request.dated:
         return effective is None or effective.year > request.year
-    return False
+    return request.old_rule
 
 
 def names_version(

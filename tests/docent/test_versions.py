@@ -21,7 +21,7 @@ from tests.render.builders import make_chunk
             VersionRequest(year=2022, dated=True),
         ),
         ("What did the Team plan cost in the 2023 pricing?", VersionRequest(year=2023, dated=True)),
-        ("What was the old refund limit?", VersionRequest(older=True)),
+        ("What was the old refund limit?", VersionRequest(older=True, old_rule=True)),
         ("What did the original refunds policy allow?", VersionRequest(older=True)),
         # "original" in its ordinary sense asks for today's rule; asked in the past tense,
         # for the first version.

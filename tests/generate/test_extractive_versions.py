@@ -537,3 +537,16 @@ def test_a_pending_sentence_without_todays_counterpart_is_not_the_answer() -> No
     )
     outcome = ask("Will the mileage rate change in 2027?", [aside, current])
     assert isinstance(outcome, InsufficientEvidence) and outcome.missing == UNCLEAR
+
+
+def test_an_old_rule_asked_for_without_an_earlier_version_among_the_passages_is_not_todays() -> (
+    None
+):
+    """A user pass: "What was the old Tier 1 hotel cap?" got today's €220 as a checked
+    answer; no earlier version of the hotel caps is in the documents. Only a rule named as
+    old counts: "my old job", "prior written notice" ask for today's rule."""
+    _, current = pending_pair()
+    outcome = ask("What was the old mileage rate per km?", [current])
+    assert isinstance(outcome, InsufficientEvidence) and outcome.missing == VERSION_MISSING
+    today = ask("I used my old car for business travel: how much per km?", [current])
+    assert isinstance(today, Answered) and "€0.35" in today.answer

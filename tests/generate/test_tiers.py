@@ -139,7 +139,9 @@ def test_which_requests_name_a_missing_version() -> None:
     )
     event = version_request("how many holidays did staff get in 2019 under the handbook?")
     assert event is not None and event.year == 2019
-    assert not version_missing(VersionRequest(older=True), current)  # "the old rule": no date
+    assert not version_missing(VersionRequest(older=True), current)  # "my old job"
+    old_cap = version_request("What was the old Tier 1 hotel cap?")
+    assert old_cap is not None and version_missing(old_cap, current)
     assert version_request("how many days until the 2026 holidays") is None
 
 
