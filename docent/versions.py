@@ -13,14 +13,12 @@ from datetime import date
 
 from docent.contracts import Chunk, Hit
 from docent.numbers import counting_words
-from docent.periods import NOT_A_YEAR_AFTER
+from docent.periods import NOT_A_YEAR_AFTER, YEAR
 
-# A year a policy could name: 1980-2099.
-_Y = r"(?:19[89]\d|20\d\d)"
-_YEAR = re.compile(rf"\b({_Y})\b")
+_YEAR = re.compile(rf"\b({YEAR})\b")
 # A year that dates something, not an amount or a count ("a refund of 2022 euros", "2019 EUR"
 # read as the 2022 policy gave its approval limit as a checked answer).
-_DATING_YEAR = re.compile(rf"(?<![€$£¥])\b({_Y})\b{NOT_A_YEAR_AFTER}", re.IGNORECASE)
+_DATING_YEAR = re.compile(rf"(?<![€$£¥])\b({YEAR})\b{NOT_A_YEAR_AFTER}", re.IGNORECASE)
 # "original" only before a word naming a version: "the original payment method" or "the
 # original receipt" asks for today's rule.
 _OLDER = re.compile(
@@ -41,7 +39,7 @@ _AGE = re.compile(
 # force before that year.
 _BEFORE = re.compile(
     r"\b(?:before|prior to)\s+(?:the\s+)?(?:(?:january|february|march|april|may|june|"
-    rf"july|august|september|october|november|december)\s+)?({_Y})\b",
+    rf"july|august|september|october|november|december)\s+)?({YEAR})\b",
     re.IGNORECASE,
 )
 # Words that name a document's version.
@@ -51,7 +49,7 @@ _VERSIONISH = re.compile(
 )
 # A year that names a document's version: "the 2019 terms", "2022 policy", "the policy of 2021".
 _DATED = re.compile(
-    rf"\b{_Y}\s+(?:\w+\s+)?{_NOUNS}\b|\b{_NOUNS}\s+(?:of|from)\s+{_Y}\b",
+    rf"\b{YEAR}\s+(?:\w+\s+)?{_NOUNS}\b|\b{_NOUNS}\s+(?:of|from)\s+{YEAR}\b",
     re.IGNORECASE,
 )
 
@@ -64,7 +62,7 @@ _DATED = re.compile(
 _ASKING = r"(?:what|which|who|when|where|why|how(?:\s+(?:much|many|long|often|far))?)\s+"
 _NOT_ASKER = r"(?!(?:if|when|whether|i|we|you|they|he|she|since|because|after|before)\b)"
 _PAST_ASK = re.compile(
-    rf"^\W*(?:(?:back\s+)?in\s+{_Y}\s*,?\s*)?"
+    rf"^\W*(?:(?:back\s+)?in\s+{YEAR}\s*,?\s*)?"
     rf"(?:{_ASKING}(?:{_NOT_ASKER}[\w'-]+\s+){{0,3}})?(?:was|were|did|used to)\b",
     re.IGNORECASE,
 )
@@ -76,7 +74,7 @@ _PAST_ASK = re.compile(
 _PASSIVE = r"(?!(?:is|are|am|be|been|being|get|gets)\b)"
 _PAST_VERB_YEAR = re.compile(
     rf"^\W*{_ASKING}(?:{_NOT_ASKER}{_PASSIVE}[\w'-]+\s+){{0,3}}[a-z]+ed\s+"
-    rf"(?:(?:to|for|at|on)\s+(?:[\w'-]+\s+){{1,3}})?(?:back\s+)?(?:in|during)\s+{_Y}\W*$",
+    rf"(?:(?:to|for|at|on)\s+(?:[\w'-]+\s+){{1,3}})?(?:back\s+)?(?:in|during)\s+{YEAR}\W*$",
     re.IGNORECASE,
 )
 # A year in a clause the asker is the subject of ("I bought the Team plan in 2022, can I get
@@ -86,7 +84,7 @@ _PAST_VERB_YEAR = re.compile(
 _ASKER_EVENT = re.compile(
     r"\b(?:i|we)\s+(?:(?:was|were|had|have|'ve|just|first)\s+)?"
     r"(?:[a-z]+ed|bought|began|got|left|took|went|paid|made|met|sold|spent|came|became|"
-    rf"joined)\b[^.?!,;]{{0,60}}?\b(?:in|during|since|back in)\s+({_Y})\b",
+    rf"joined)\b[^.?!,;]{{0,60}}?\b(?:in|during|since|back in)\s+({YEAR})\b",
     re.IGNORECASE,
 )
 # A year in a statement before the question ("My contract was signed in 2022; how long do
@@ -177,8 +175,9 @@ def without_year(question: str, later: int | None = None) -> str:
     it dates no past version (an asker's own year, a present-tense year that may be a
     document's own: "When is St Brigid's Day in 2026?"), or names more than one year or a
     span ("2023-24"), where which year is the version's is not read here. ``later``: a year
-    after today's the question names (``later_year``), read from the versions' dates as well
-    ("What will the mileage rate be in 2028?" meets today's rule and the pending one alike)."""
+    after today's the question names (``docent.periods.first_later``), read from the
+    versions' dates as well ("What will the mileage rate be in 2028?" meets today's rule and
+    the pending one alike)."""
     request = version_request(question)
     if later is not None:
         year = later
@@ -186,7 +185,7 @@ def without_year(question: str, later: int | None = None) -> str:
         return question
     else:
         year = request.year
-    if len(_YEAR.findall(question)) != 1 or re.search(rf"\b{_Y}\s*[-–/]\s*\d", question):
+    if len(_YEAR.findall(question)) != 1 or re.search(rf"\b{YEAR}\s*[-–/]\s*\d", question):
         return question
     stripped = re.sub(
         rf"\s*(?:\b(?:back |as )?(?:in|of|for|during|from|since|as of)\s+)?"

@@ -59,8 +59,9 @@ from docent.contracts import (
     InsufficientEvidence,
     Outcome,
 )
+from docent.numbers import MONTHS
 from generate.claims import Claim, join_claims, split_claims
-from generate.figures import MONTHS, block_figures, missing_figures
+from generate.figures import block_figures, missing_figures
 from generate.outcomes import DEFAULT_MISSING, citation_for
 from generate.text import addresses_model, appears_in, content_words, split_sentences
 from render.prompt import RenderedPrompt

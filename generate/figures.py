@@ -17,29 +17,8 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-from docent.numbers import CARDINALS
+from docent.numbers import CARDINALS, MONTHS
 
-MONTHS = {
-    name: n
-    for n, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ],
-        start=1,
-    )
-    for name in names
-}
 _MONTH = r"(?P<{g}>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _ORD = r"(?:st|nd|rd|th)?"
 

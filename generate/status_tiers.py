@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import date
 
 from docent.contracts import Hit
-from docent.periods import pending_asked
+from docent.periods import asked_periods, in_force_during
 
 TIERS = ("current", "pending", "superseded")
 ASKED_PENDING = "pending, asked"
@@ -18,7 +18,8 @@ def tier_groups(hits: Sequence[Hit], question: str, today: date) -> list[tuple[s
     """The hits in the tiers they are tried in. A question naming a period a pending version
     is in force during ("What will the hotel cap be in 2027?") reads first the latest such
     version taking effect by then (a 2030 policy does not answer for 2028), then the tiers."""
-    asked = [h for h in hits if pending_asked(question, h.chunk, today)]
+    periods = asked_periods(question, today)  # read once for every hit
+    asked = [h for h in hits if in_force_during(periods, h.chunk)]
     latest = max((h.chunk.effective_date for h in asked if h.chunk.effective_date), default=None)
     first = [h for h in asked if h.chunk.effective_date == latest]
     rest = [h for h in hits if h not in first]

@@ -23,8 +23,8 @@ def table_rows(text: str) -> tuple[str, list[str]] | None:
     piped = [line for line in lines if is_table_line(line)]
     if len(piped) < 2:
         return None
-    body = [line for line in piped if not _TABLE_RULE.match(line)]
-    rules = [line for line in piped if _TABLE_RULE.match(line)]
+    body = [line for line in piped if not is_rule_line(line)]
+    rules = [line for line in piped if is_rule_line(line)]
     if len(body) < 2:
         return None
     header = f"{body[0]}\n{rules[0]}" if rules else body[0]
@@ -40,6 +40,11 @@ def row_reading(header: str, row: str) -> str:
     names = cells(header.splitlines()[0])
     values = cells(row)
     return "; ".join(f"{n}: {v}" for n, v in zip(names, values, strict=False) if v)
+
+
+def is_rule_line(line: str) -> bool:
+    """A table's rule line (``|---|:---:|``)."""
+    return _TABLE_RULE.match(line.strip()) is not None
 
 
 def is_table_line(line: str) -> bool:

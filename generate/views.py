@@ -4,11 +4,11 @@ pure functions of what the ask produced; the commands live in the composition ro
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from docent.contracts import Ambiguous, Answered, Declined, InsufficientEvidence
+from generate.tables import is_rule_line
 
 if TYPE_CHECKING:
     from generate.result import AskResult
@@ -39,9 +39,6 @@ def numbered_answer(answer: str, ids: Sequence[str]) -> str:
     return str(MARKER.sub(swap, answer))
 
 
-_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
-
-
 def tables_apart(answer: str) -> str:
     """An answer's table quoted after a label ("Under the superseded version (…): | Plan |
     …") shown as the web UI shows it: the label with the table's citation on its line, the
@@ -56,7 +53,7 @@ def tables_apart(answer: str) -> str:
             at <= 0
             or line.lstrip().startswith("|")
             or i + 1 >= len(lines)
-            or not _RULE.match(lines[i + 1])
+            or not is_rule_line(lines[i + 1])
         ):
             out.append(line)
             i += 1

@@ -27,7 +27,7 @@ from docent.access import readable_levels
 from docent.contracts import Chunk, Embedder, Hit, Principal
 from docent.db.state import index_version
 from docent.errors import InvalidInput
-from docent.periods import later_year, pending_asked
+from docent.periods import Period, asked_periods, first_later, in_force_during
 from docent.scope import Collections, NamedCollection
 from docent.versions import version_request, without_year
 from retrieval.cut import cut, supersession_order
@@ -80,21 +80,21 @@ def warm_caches(words: WordVectors | None, reranker: Reranker, chunks: Sequence[
 class _Question:
     """One question as the stages read it: ``asked`` without the collection it names
     (``scope``), ``later`` the first year after today's it names
-    (``docent.versions.later_year``)."""
+    (``docent.periods.first_later``)."""
 
     text: str
     scope: NamedCollection | None
     asked: str | None
     later: int | None
-    # Set when pending versions are searched only for the later period the question names:
-    # the day it was asked, so that one taking effect after that period is left out.
-    pending_for: date | None = None
+    # Set when pending versions are searched only for the later periods the question names
+    # (read once): one taking effect after every one of them is left out.
+    pending_periods: Sequence[Period] | None = None
 
     def in_period(self, chunk: Chunk) -> bool:
         """Not a pending passage taking effect after every period the question names."""
-        if self.pending_for is None or chunk.status != "pending":
+        if self.pending_periods is None or chunk.status != "pending":
             return True
-        return pending_asked(self.text, chunk, self.pending_for)
+        return in_force_during(self.pending_periods, chunk)
 
 
 class _Clock:
@@ -206,10 +206,11 @@ class Searcher:
         asked_pending = self.include_pending if include_pending is None else include_pending
         # A question naming a later period reads the versions not yet in force then too (each
         # marked pending; the permission filter applies to them as to any passage).
-        later = later_year(text, today)
-        pending_for = None if asked_pending or later is None else today
+        periods = asked_periods(text, today)
+        later = first_later(periods, today)
+        pending_periods = None if asked_pending or later is None else periods
         question = _Question(
-            text, scope, scope.unnamed(text) if scope else None, later, pending_for
+            text, scope, scope.unnamed(text) if scope else None, later, pending_periods
         )
         pending = asked_pending or (include_pending is None and later is not None)
         excluded = frozenset(exclude_chunk_ids)

@@ -6,11 +6,22 @@ from datetime import date
 
 import pytest
 
-from docent.periods import asked_periods, later_year, pending_asked
+from docent.contracts import Chunk
+from docent.periods import asked_periods, first_later, in_force_during
 from docent.versions import without_year
 from tests.render.builders import make_chunk
 
 TODAY = date(2026, 12, 7)
+
+
+def later_year(question: str, today: date) -> int | None:
+    return first_later(asked_periods(question, today), today)
+
+
+def pending_asked(question: str, chunk: Chunk, today: date) -> bool:
+    return in_force_during(asked_periods(question, today), chunk)
+
+
 Y2027 = (date(2027, 1, 1), date(2027, 12, 31))
 
 
