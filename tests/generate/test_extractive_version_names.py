@@ -1,0 +1,108 @@
+"""The extractive answerer and what a past version covers, over hand-built hits (as
+test_extractive.py): a name the question gives that the version asked about never mentions
+is not answered from that version's nearest unit; a version that says nothing of the
+question is not called missing; today's rule beside an old one is of the same named thing."""
+
+from datetime import date
+
+import pytest
+
+from docent.contracts import Answered, Hit, InsufficientEvidence
+from generate.reasons import UNCLEAR, VERSION_MISSING
+from tests.generate.answering import ask, hit
+
+
+def pricing_versions() -> list[Hit]:
+    old = hit(
+        "pricing-2023.md#2",
+        {"The Business plan costs €179/month and includes 20 seats.": 0.7},
+        score=0.7,
+        heading_path=("Pricing 2023", "Business plan"),
+        effective_date=date(2023, 1, 1),
+        status="superseded",
+        superseded_by="pricing.md",
+        title="Pricing 2023",
+    )
+    now = hit(
+        "pricing.md#4",
+        {"The Enterprise plan is priced on request and includes unlimited seats.": 0.8},
+        rank=2,
+        score=0.8,
+        heading_path=("Pricing", "Enterprise plan"),
+        effective_date=date(2025, 1, 1),
+        title="Pricing",
+    )
+    business = hit(
+        "pricing.md#3",
+        {"The Business plan costs €199/month and includes 25 seats.": 0.6},
+        rank=3,
+        score=0.6,
+        heading_path=("Pricing", "Business plan"),
+        effective_date=date(2025, 1, 1),
+        title="Pricing",
+    )
+    return [old, now, business]
+
+
+def test_a_name_the_past_version_never_gives_is_not_answered_from_its_nearest_unit() -> None:
+    """Found in a user pass: "What did the Enterprise plan cost in 2023?" got the 2023
+    Business plan's price as a checked answer; the 2023 price list has no Enterprise plan."""
+    outcome = ask("What did the Enterprise plan cost in 2023?", pricing_versions())
+    assert isinstance(outcome, InsufficientEvidence)
+    assert outcome.missing == UNCLEAR
+    # A name the old version gives is answered from it as before.
+    business = ask("What did the Business plan cost in 2023?", pricing_versions())
+    assert isinstance(business, Answered), business
+    assert "€179/month" in business.answer and "€199/month" in business.answer
+
+
+def test_a_past_version_that_says_nothing_of_it_is_not_called_missing() -> None:
+    """Found in a user pass: "Was there an uptime commitment in the 2023 pricing?" was told
+    that version is not in the documents; it is, and says nothing about uptime."""
+    _, now, _ = pricing_versions()
+    silent = hit(
+        "pricing-2023.md#5",
+        {"Every paid plan starts with a 14-day free trial.": 0.05},
+        score=0.3,
+        heading_path=("Pricing 2023", "Free trial"),
+        effective_date=date(2023, 1, 1),
+        status="superseded",
+        superseded_by="pricing.md",
+        title="Pricing 2023",
+    )
+    outcome = ask("Was there an uptime commitment in the 2023 pricing?", [now, silent])
+    assert isinstance(outcome, InsufficientEvidence)
+    assert outcome.missing != VERSION_MISSING
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what did the enterprise plan cost in 2023?",
+        "Hi, What did the Enterprise plan cost in 2023?",
+    ],
+)
+def test_a_name_is_read_in_any_case(question: str) -> None:
+    """A review: all lower case, the name check was skipped and the Business plan's price came
+    back; a sentence opened after a comma made "What" a name."""
+    outcome = ask(question, pricing_versions())
+    assert isinstance(outcome, InsufficientEvidence) and outcome.missing == UNCLEAR
+    business = ask("Hi, What did the Business plan cost in 2023?", pricing_versions())
+    assert isinstance(business, Answered) and "€179/month" in business.answer
+
+
+def test_todays_rule_beside_an_old_one_is_of_the_same_named_thing() -> None:
+    """A user pass: beside the 2023 Business plan's price, "The current version" quoted the
+    Team plan's, which shares every other word."""
+    old, _, _ = pricing_versions()
+    team = hit(
+        "pricing.md#2",
+        {"The Team plan costs €59/month and includes 10 seats.": 0.5},
+        rank=2,
+        score=0.5,
+        heading_path=("Pricing", "Team plan"),
+        effective_date=date(2025, 1, 1),
+        title="Pricing",
+    )
+    outcome = ask("What did the Business plan cost in 2023?", [old, team])
+    assert not isinstance(outcome, Answered) or "Team plan" not in outcome.answer, outcome
