@@ -3,7 +3,8 @@ recorded by ``evals/transfer_record.py`` (one file per corpus).
 
 Per fold: the gate (a logistic function of ``generate.answer_gate.Signals``) is fitted on
 the other corpora's ``dev`` rows, its bar chosen there (the lowest bar at which every
-training corpus stays at or under ``--target`` wrong-and-confident), and the held-out
+training corpus stays at or under ``--target`` wrong-and-confident even with ``--spare``
+more wrong answers than it shows), and the held-out
 corpus is reported on one split. A case shows its draft answer only when the gate's
 probability reaches the bar; otherwise it shows the closest passages (tier
 ``probably_here``) or nothing matched (``not_covered``). Figures, each with a Wilson
@@ -102,16 +103,25 @@ def wrong_rate(cases: Sequence[Shown]) -> float:
     return sum(c.wrong for c in cases) / len(cases) if cases else 0.0
 
 
-def choose_bar(rows: Sequence[Row], gate: AnswerGate, target: float) -> float:
-    """The lowest bar at which every corpus in ``rows`` stays at or under ``target``."""
+def choose_bar(rows: Sequence[Row], gate: AnswerGate, target: float, spare: int = 1) -> float:
+    """The lowest bar at which every corpus in ``rows`` stays at or under ``target`` even with
+    ``spare`` more wrong answers than it shows. The spare row is the margin: without it the
+    choice rested on one dev row (session 22: one past-version answer put right moved the bar
+    0.85 -> 0.80, and the 18F test split to 3.4 % wrong)."""
     corpora = sorted({r["corpus"] for r in rows})
     for bar in BARS:
         if all(
-            wrong_rate(shown([r for r in rows if r["corpus"] == c], gate, bar)) <= target
+            _within(shown([r for r in rows if r["corpus"] == c], gate, bar), target, spare)
             for c in corpora
         ):
             return bar
     return BARS[-1]
+
+
+def _within(cases: Sequence[Shown], target: float, spare: int) -> bool:
+    if not cases:
+        return True
+    return (sum(c.wrong for c in cases) + spare) / len(cases) <= target
 
 
 def reliability(cases: Sequence[Shown]) -> tuple[list[tuple[str, int, float, float]], float]:
@@ -164,28 +174,36 @@ def figures(cases: Sequence[Shown]) -> dict[str, str]:
 
 
 def fold(
-    rows: Sequence[Row], held_out: str, split: str, names: Sequence[str], target: float
+    rows: Sequence[Row],
+    held_out: str,
+    split: str,
+    names: Sequence[str],
+    target: float,
+    spare: int = 1,
 ) -> tuple[AnswerGate, list[Shown]]:
     train = [r for r in rows if r["corpus"] != held_out and r["split"] == "dev"]
     gate = fit_gate(train, names)
-    bar = choose_bar(train, gate, target)
+    bar = choose_bar(train, gate, target, spare)
     test = [r for r in rows if r["corpus"] == held_out and r["split"] == split]
     return AnswerGate(**{**gate.__dict__, "threshold": bar}), shown(test, gate, bar)
 
 
-def report(rows: Sequence[Row], split: str, names: Sequence[str], target: float) -> str:
+def report(
+    rows: Sequence[Row], split: str, names: Sequence[str], target: float, spare: int = 1
+) -> str:
     corpora = sorted({r["corpus"] for r in rows})
     lines = [
         "# Transfer: leave one corpus out",
         "",
         f"Corpora: {', '.join(corpora)}. Each fold fits the gate on the other corpora's dev "
         f"split, chooses the lowest bar keeping each of them at or under {target:.0%} "
-        f"wrong-and-confident, and reports the held-out corpus's {split} split. "
+        f"wrong-and-confident with {spare} more wrong answer(s) than it shows, and reports "
+        f"the held-out corpus's {split} split. "
         f"Signals: {', '.join(names)}.",
     ]
     worst: tuple[float, str] = (-1.0, "")
     for held_out in corpora:
-        gate, cases = fold(rows, held_out, split, names, target)
+        gate, cases = fold(rows, held_out, split, names, target, spare)
         rate = wrong_rate(cases)
         worst = max(worst, (rate, held_out))
         table, ece = reliability(cases)
@@ -204,19 +222,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", default="dev", choices=("dev", "test"))
     parser.add_argument("--signals", default=",".join(FITTED_SIGNALS))
     parser.add_argument("--target", type=float, default=0.02)
+    parser.add_argument(
+        "--spare", type=int, default=1, help="wrong answers a training corpus must have room for"
+    )
     parser.add_argument("--out", type=Path)
     parser.add_argument("--save", type=Path, help="the gate fitted on every corpus's dev split")
     args = parser.parse_args(argv)
     rows = load_rows(args.rows)
     names = [n for n in args.signals.split(",") if n]
-    text = report(rows, args.split, names, args.target)
+    text = report(rows, args.split, names, args.target, args.spare)
     if args.out:
         args.out.write_text(text, encoding="utf-8")
     print(text)
     if args.save:
         dev = [r for r in rows if r["split"] == "dev"]
         gate = fit_gate(dev, names)
-        bar = choose_bar(dev, gate, args.target)
+        bar = choose_bar(dev, gate, args.target, args.spare)
         body = {**gate.__dict__, "threshold": bar}
         args.save.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
     return 0

@@ -76,7 +76,7 @@ def test_the_fit_weighs_only_the_relative_signals_and_finds_the_one_that_separat
 def test_the_bar_is_the_lowest_keeping_every_corpus_at_or_under_the_target() -> None:
     rows = corpus_rows("a") + corpus_rows("b")
     gate = fit_gate(rows)
-    bar = choose_bar(rows, gate, 0.0)
+    bar = choose_bar(rows, gate, 0.0, spare=0)
     assert wrong_rate(shown(rows, gate, bar)) == 0.0
     lower = round(bar - 0.05, 2)
     if lower > 0:
@@ -84,6 +84,19 @@ def test_the_bar_is_the_lowest_keeping_every_corpus_at_or_under_the_target() -> 
             wrong_rate(shown([r for r in rows if r["corpus"] == c], gate, lower)) > 0
             for c in ("a", "b")
         )
+
+
+def test_the_bar_keeps_room_for_one_more_wrong_answer_so_it_rests_on_no_single_row() -> None:
+    # P(right) is sigmoid(lead): 98 right drafts at 0.99, wrong ones at 0.77 and 0.82.
+    lead_only = dict.fromkeys(SIGNALS, 0.0) | {"lead": 1.0}
+    gate = AnswerGate(intercept=0.0, **lead_only)
+    rows = [row("a", n, True, 4.595) for n in range(98)]
+    rows += [row("a", 98, False, 1.208), row("a", 99, False, 1.516)]
+    assert choose_bar(rows, gate, 0.01, spare=0) == 0.80  # 1 wrong of 100: at the target
+    assert choose_bar(rows, gate, 0.01) == 0.85  # room for one more: the 0.82 draft held
+    right = rows[:98] + [row("a", n, True, 4.595) for n in (100, 101)]
+    assert choose_bar(right, gate, 0.01) == 0.05  # none wrong of 100: any bar has room
+    assert choose_bar(right[:99], gate, 0.01) == 0.95  # 1 of 99 is over: the top bar
 
 
 def test_a_held_draft_is_an_abstention_and_its_excerpt_can_still_point_at_the_answer() -> None:
