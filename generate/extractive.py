@@ -54,6 +54,7 @@ from generate.companions import (
     companions,
 )
 from generate.lists import is_lead_in, item_lead, items_after, joined_quote
+from generate.lookups import lookup_answer, rule_for
 from generate.outcomes import answered
 from generate.overview import overview_units
 from generate.pointers import pointers
@@ -180,7 +181,7 @@ class ExtractiveGenerator:
             if table is not None:
                 return answered(*table, hits)
         outcome = self._answer(best, scored, hits, expectation, asked.question)
-        return self._with_runner_up(outcome, best, scored, hits, expectation)
+        return self._with_runner_up(outcome, best, scored, hits, asked)
 
     def _score(self, hits: Sequence[Hit], asked: Asked) -> list[Scored]:
         return [
@@ -302,6 +303,9 @@ class ExtractiveGenerator:
         banded = band_answer(best, block, hits, question)
         if banded is not None:
             return banded
+        looked = lookup_answer(best, block, scored, hits, question)
+        if looked is not None:
+            return looked
         # An item whose list gives other figures of the asked kind that score as near is one
         # reading of several ("How much can I spend on a hotel per night?" quoted the Tier 1
         # cap alone, at 87 %: a user pass); a question that picks it out gets it alone.
@@ -336,12 +340,15 @@ class ExtractiveGenerator:
         best: Scored,
         scored: list[Scored],
         hits: Sequence[Hit],
-        expectation: Expectation,
+        asked: Asked,
     ) -> Outcome:
         """An answer, plus the best unit of another block when the scores cannot tell the two
-        apart (within ``other_block_margin``): both shown, each cited, the better first."""
+        apart (within ``other_block_margin``): both shown, each cited, the better first. Of
+        labelled rules ("Tier 1 cities: …"), the one a table row picks for the thing the
+        question names (``generate.lookups``)."""
         if not isinstance(outcome, Answered):
             return outcome
+        expectation = asked.expectation
         margin = self.weights.other_block_margin
         # The same sentence in another block (a copy of the document in another format)
         # adds nothing: it is not a second answer.
@@ -365,7 +372,7 @@ class ExtractiveGenerator:
         ]
         if not others:
             return outcome
-        second = max(others, key=lambda s: s.score)
+        second = rule_for(max(others, key=lambda s: s.score), scored, asked.question)
         cid = second.unit.hit.chunk.chunk_id
         quotes = [(c.id, c.quote) for c in outcome.citations] + [(cid, second.unit.text)]
         return answered(f"{outcome.answer}\n{cite(second.unit.text, cid)}", quotes, hits)

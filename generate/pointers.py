@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from docent.contracts import Answered, Outcome
 from generate.bands import band_first
 from generate.lists import is_lead_in
+from generate.lookups import lookup_first
 from generate.tables import row_reading
 from generate.text import collapse_space
 from generate.unit_scoring import Scored
@@ -23,10 +24,12 @@ def pointers(
 ) -> tuple[Pointer, ...]:
     """The draft's quoted units first (when ``draft`` is an answer held back), then every
     unit scored, best first (in a list, the item whose band holds a quantity ``question``
-    states before the rest: ``generate.bands.band_first``): a block's first entry is what a
-    reader of it should see first."""
+    states before the rest: ``generate.bands.band_first``; of labelled rules, the one a
+    table row picks for the thing it names: ``generate.lookups.lookup_first``): a block's
+    first entry is what a reader of it should see first."""
     lead = quoted(considered, draft) if isinstance(draft, Answered) else []
     ranked = band_first([*lead, *sorted(considered, key=lambda s: -s.score)], question)
+    ranked = lookup_first(ranked, question)
     return tuple(dict.fromkeys((s.unit.hit.chunk.chunk_id, reading(s)) for s in ranked))
 
 

@@ -1,0 +1,134 @@
+"""One of several labelled rules picked by what a table row says of the thing the question
+names: "an extra night in Berlin" — the per diem table's row for Berlin says "Tier 1", so of
+"Tier 1 cities: up to €220 per night" and "Tier 2 cities: up to €160 per night" the first
+holds (a user pass found the Tier 2 cap marked, and "a hotel in Porto" answered with the
+Porto row beside the Tier 1 cap).
+
+Only a sure pick: a row whose own cell is a word or phrase of the question, another cell of
+which is word for word in the label (the text before the colon) of exactly one rule; rows
+naming the thing that point at different rules ("in Germany": Berlin is Tier 1, Hamburg Tier
+2) pick none. A thing no row names is not looked up ("Any city not listed … counts as Tier
+2" is the document's rule, not a row's).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from docent.contracts import Hit, Outcome
+from generate.lists import list_of
+from generate.outcomes import answered
+from generate.tables import cells
+from generate.unit_scoring import Scored
+
+_LABEL = re.compile(r"^\s*(?:[-*•]\s*)?([^:]{2,60}):\s")
+_WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
+MAX_NAME_WORDS = 3
+
+
+def label_of(text: str) -> str | None:
+    """The label a rule is written under ("Tier 1 cities" of "Tier 1 cities: up to €220"),
+    casefolded; None for a sentence with no label before a colon."""
+    match = _LABEL.match(text)
+    if match is None or len(match.group(1).split()) > 6:
+        return None
+    return " ".join(match.group(1).casefold().split())
+
+
+def _phrases(question: str) -> set[str]:
+    words = [w.casefold() for w in _WORD.findall(question)]
+    return {
+        " ".join(words[i : i + n])
+        for n in range(1, MAX_NAME_WORDS + 1)
+        for i in range(len(words) - n + 1)
+    }
+
+
+def _within(value: str, label: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", label) is not None
+
+
+def looked_up(
+    rules: Sequence[Scored], rows: Sequence[Scored], question: str
+) -> tuple[Scored, Scored] | None:
+    """The one of ``rules`` (units written under labels) whose label a row of ``rows``
+    names, where that row names a word or phrase of ``question`` in a cell of its own, and
+    the first such row; None unless exactly one rule is picked so."""
+    labelled = [(s, label) for s in rules if (label := label_of(s.unit.text)) is not None]
+    if len(labelled) < 2:
+        return None
+    asked = _phrases(question)
+    picked: dict[int, tuple[Scored, Scored]] = {}
+    for row in rows:
+        values = [" ".join(v.casefold().split()) for v in cells(row.unit.text)]
+        named = [v for v in values if v in asked and any(ch.isalpha() for ch in v)]
+        if not named:
+            continue
+        for value in values:
+            if value in named or not any(ch.isalpha() for ch in value):
+                continue
+            for rule, label in labelled:
+                if _within(value, label):
+                    picked.setdefault(id(rule), (rule, row))
+    return next(iter(picked.values())) if len(picked) == 1 else None
+
+
+def table_rows(scored: Sequence[Scored]) -> list[Scored]:
+    return [s for s in scored if s.unit.header is not None]
+
+
+def lookup_first(ranked: Sequence[Scored], question: str) -> list[Scored]:
+    """``ranked`` (units, best first) with, in each block of labelled rules, the rule a row
+    among ``ranked`` picks for the thing the question names moved to just before that
+    block's best unit: what a non-answer highlights in the passage."""
+    out = list(ranked)
+    rows = table_rows(ranked)
+    if not rows:
+        return out
+    tops: dict[str, Scored] = {}
+    for s in ranked:
+        tops.setdefault(s.unit.hit.chunk.chunk_id, s)
+    for cid, top in tops.items():
+        if top.unit.header is not None:
+            continue
+        block = list({id(s): s for s in ranked if s.unit.hit.chunk.chunk_id == cid}.values())
+        rules = list_of(top, block)[1] or [s for s in block if s.unit.header is None]
+        found = looked_up(rules, rows, question)
+        if found is not None and found[0] is not top:
+            out.remove(found[0])
+            out.insert(out.index(top), found[0])
+    return out
+
+
+def rule_for(unit: Scored, scored: Sequence[Scored], question: str) -> Scored:
+    """``unit``, or the rule of its block that a row among ``scored`` picks for the thing the
+    question names when ``unit`` is another of those rules."""
+    block = [s for s in scored if s.unit.hit is unit.unit.hit]
+    rules = list_of(unit, block)[1] or [s for s in block if s.unit.header is None]
+    found = looked_up(rules, table_rows(scored), question) if unit in rules else None
+    return unit if found is None else found[0]
+
+
+def lookup_answer(
+    best: Scored,
+    block: Sequence[Scored],
+    scored: Sequence[Scored],
+    hits: Sequence[Hit],
+    question: str,
+) -> Outcome | None:
+    """When ``best`` is one of a list's labelled rules (or its lead-in), the rule a row picks
+    for the thing the question names, under the lead-in, with that row cited as the reason
+    ("Tier 1 cities: up to €220 per night" and the per diem table's Berlin row); None when
+    no row picks one."""
+    lead, items = list_of(best, block)
+    found = looked_up(items, table_rows(scored), question)
+    if found is None:
+        return None
+    rule, row = found
+    cid, row_id = rule.unit.hit.chunk.chunk_id, row.unit.hit.chunk.chunk_id
+    quote = "\n".join(s.unit.text for s in (lead, rule) if s is not None)
+    row_quote = "\n".join([row.unit.header or "", row.unit.text])
+    return answered(
+        f"{quote} [{cid}]\n{row_quote} [{row_id}]", [(cid, quote), (row_id, row_quote)], hits
+    )
