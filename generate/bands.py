@@ -186,6 +186,17 @@ def _parted(each: Sequence[Band]) -> bool:
     return all(a.high <= b.low for a, b in itertools.pairwise(ordered))
 
 
+def band_choice(best: Scored, pool: Sequence[Scored], question: str) -> Scored:
+    """``best``, or the unit of its block whose band holds the quantity the question states
+    (its list's item, else its sentence): what a past version's answer quotes ("Before the
+    2025 policy, who could approve a refund of 800 euros?" quoted "… team lead may approve
+    refunds up to €500", not "Refunds above €500 need finance approval": a user pass)."""
+    block = [s for s in pool if s.unit.hit is best.unit.hit]
+    items = list_of(best, block)[1] or [s for s in block if s.unit.header is None]
+    picked = band_pick(question, items) if best in items else None
+    return best if picked is None else picked
+
+
 def band_answer(
     best: Scored, block: list[Scored], hits: Sequence[Hit], question: str
 ) -> Outcome | None:

@@ -35,7 +35,9 @@ After it (``verify``), on ``answered``:
    the old one); otherwise it is dropped.
 When at least one sentence stands the answer is the standing sentences (each followed by its
 markers) and the citations they use; when none stands the outcome is
-``insufficient_evidence`` (``UNVERIFIED``).
+``insufficient_evidence`` (``UNVERIFIED``). An answer that labels versions ("Under the
+superseded version (effective …): …", ``generate.outcomes.VERSION_LABELS``) stands whole or
+not at all: a sentence of it without its label would read as today's rule.
 
 On ``insufficient_evidence`` and ``ambiguous``: a figure in ``missing``, a reading or the
 clarifying question must appear in some block of the prompt (body, heading path, exact
@@ -62,7 +64,7 @@ from docent.contracts import (
 from docent.numbers import MONTHS
 from generate.claims import Claim, join_claims, split_claims
 from generate.figures import block_figures, missing_figures
-from generate.outcomes import DEFAULT_MISSING, citation_for
+from generate.outcomes import DEFAULT_MISSING, VERSION_LABELS, citation_for
 from generate.text import addresses_model, appears_in, content_words, split_sentences
 from render.prompt import RenderedPrompt
 
@@ -210,6 +212,12 @@ def _verify_answer(
         results.append(CheckResult("answer_stands", False, "every sentence failed a check"))
         return InsufficientEvidence(UNVERIFIED), tuple(results)
     dropped = len(claims) - len(standing)
+    if dropped and _labels_versions(outcome.answer):
+        # Part of a version's answer without its label reads as today's rule (a user pass:
+        # a 2020 DMCA paragraph shown unlabelled, its label line dropped): whole, or not.
+        detail = f"dropped {dropped} sentence(s) of an answer labelling versions"
+        results.append(CheckResult("answer_stands", False, detail))
+        return InsufficientEvidence(UNVERIFIED), tuple(results)
     results.append(
         CheckResult("answer_stands", True, f"dropped {dropped} sentence(s)" if dropped else "")
     )
@@ -219,6 +227,10 @@ def _verify_answer(
         _with_quote(given.get(cid), cid, shown, answer) for cid in cited if cid in used
     )
     return Answered(answer=answer, citations=citations), tuple(results)
+
+
+def _labels_versions(answer: str) -> bool:
+    return any(line.lstrip().startswith(VERSION_LABELS) for line in answer.splitlines())
 
 
 def _claim_failures(

@@ -15,6 +15,11 @@ SHORT_BLOCK_UNITS = 4  # in a block this short, neighbours sharing the question'
 TYPE_MATCH = 0.7  # type_fit at or above which a unit carries what the question asks for
 
 
+def carries_type(scored: Scored) -> bool:
+    """Does the unit carry what the question asks for (or introduce items that may)?"""
+    return scored.fit >= TYPE_MATCH or is_lead_in(scored)
+
+
 def close_siblings(
     best: Scored, block: list[Scored], expectation: Expectation, weights: Weights
 ) -> list[Scored]:

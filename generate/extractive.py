@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from docent.contracts import Answered, Hit, InsufficientEvidence, Outcome
+from docent.contracts import Hit, InsufficientEvidence, Outcome
 from docent.versions import (
     VersionRequest,
     current_successor,
@@ -46,30 +46,25 @@ from docent.versions import (
 )
 from generate.answer_gate import AnswerGate, case_signals
 from generate.answer_types import wants_figure
-from generate.bands import band_answer
-from generate.companions import (
-    MAX_LIST_ITEMS,
-    TYPE_MATCH,
-    close_siblings,
-    companions,
-)
+from generate.bands import band_answer, band_choice
+from generate.companions import MAX_LIST_ITEMS, carries_type, close_siblings, companions
 from generate.lists import is_lead_in, item_lead, items_after, joined_quote
-from generate.lookups import lookup_answer, rule_for
-from generate.outcomes import answered
+from generate.lookups import lookup_answer
+from generate.outcomes import PENDING_LABEL, SUPERSEDED_LABEL, UNTIL_THEN_LABEL, answered
 from generate.overview import overview_units
 from generate.pointers import pointers
 from generate.protocols import Generation
 from generate.question_types import ALL_RULES, Expectation, expect
 from generate.quoting import ambiguous, cite, differ_in_figures, under_heading
 from generate.reasons import NOT_FOUND, UNCLEAR, VERSION_MISSING
+from generate.runner_up import with_runner_up
 from generate.status_tiers import ASKED_PENDING, status_tier, tier_groups
 from generate.table_answers import superlative_table, table_answer, which_row
-from generate.text import collapse_space, content_words, split_sentences
+from generate.text import collapse_space, content_words
 from generate.unit_scoring import (
     Scored,
     Weights,
     in_example,
-    is_meta,
     score_unit,
     units_of,
 )
@@ -132,15 +127,9 @@ class ExtractiveGenerator:
         ordered = sorted(hits, key=lambda h: h.rank)
         request = version_request(question)
         if request is not None:
-            past = self._past_version(request, asked, ordered, considered)
-            if past is not None:
-                return result(past)
-            current = [h for h in ordered if h.chunk.status == "current"]
-            if current and version_missing(request, current[0].chunk):
-                # Never the current rule as if it answered for the version asked about.
-                scored = self._score(current, asked)
-                considered += scored
-                return result(InsufficientEvidence(VERSION_MISSING))
+            versioned = self._versioned(request, asked, ordered, considered, record)
+            if versioned is not None:
+                return result(*versioned)
         successors = {hit.chunk.source for hit in hits if hit.chunk.status != "superseded"}
         eligible = [
             hit
@@ -153,9 +142,9 @@ class ExtractiveGenerator:
             best = self._best(scored, asked.expectation)
             if best is None:
                 continue
-            typed = _carries_type(best)
+            typed = carries_type(best)
             signals = case_signals(
-                best, considered, [s for s in considered if _carries_type(s) or not typed]
+                best, considered, [s for s in considered if carries_type(s) or not typed]
             )
             confidence = self.gate.confidence(signals)
             record.append(gate_record(signals, confidence))
@@ -181,7 +170,9 @@ class ExtractiveGenerator:
             if table is not None:
                 return answered(*table, hits)
         outcome = self._answer(best, scored, hits, expectation, asked.question)
-        return self._with_runner_up(outcome, best, scored, hits, asked)
+        return with_runner_up(
+            outcome, best, scored, hits, asked.question, expectation, self.weights
+        )
 
     def _score(self, hits: Sequence[Hit], asked: Asked) -> list[Scored]:
         return [
@@ -197,7 +188,7 @@ class ExtractiveGenerator:
             s
             for s in scored
             if s.score >= self.weights.min_score
-            and (_carries_type(s) or not wants_figure(expectation))
+            and (carries_type(s) or not wants_figure(expectation))
         ]
         # A document that clears the bar with a unit of the wrong type ("These guidelines set
         # the severance…") vouches for its own units of the right type a little below it
@@ -208,23 +199,59 @@ class ExtractiveGenerator:
             s
             for s in scored
             if s.unit.hit.chunk.source in vouched
-            and _carries_type(s)
+            and carries_type(s)
             and self.weights.min_score - slack <= s.score < self.weights.min_score
         ]
         # The asked type first: a "how many days" question is answered by a unit with a
         # number of days when one qualifies, however well a "3 months" unit scores.
-        if any(_carries_type(s) for s in answering):
-            answering = [s for s in answering if _carries_type(s)]
+        if any(carries_type(s) for s in answering):
+            answering = [s for s in answering if carries_type(s)]
         # A rule before a worked example of it, whose figures are someone's case.
         stated = [s for s in answering if not in_example(s.unit)]
         return max(stated or answering, key=lambda s: s.score, default=None)
 
+    def _versioned(
+        self,
+        request: VersionRequest,
+        asked: Asked,
+        ordered: Sequence[Hit],
+        considered: list[Scored],
+        record: list[dict[str, object]],
+    ) -> tuple[Outcome, float | None, Outcome | None] | None:
+        """For a question naming a version: ``(outcome, confidence, draft held back)`` from
+        the version asked about, or that it is missing; None to answer as usual. A rule
+        quoted the same today is today's rule, judged as today's answer is (a user pass:
+        2019 and 2020 GitHub answers quoted an unchanged sentence that answered nothing,
+        ungated); a rule that changed is asked for by name and shown ungated."""
+        past = self._past_version(request, asked, ordered, considered)
+        if past is not None:
+            outcome, today = past
+            if today is None:
+                return outcome, None, None
+            pool = self._score([h for h in ordered if h.chunk.status == "current"], asked)
+            considered += pool
+            twin = next((s for s in pool if s.unit == today.unit), today)
+            typed = carries_type(twin)
+            signals = case_signals(twin, pool, [s for s in pool if carries_type(s) or not typed])
+            confidence = self.gate.confidence(signals)
+            record.append(gate_record(signals, confidence))
+            if not self.gate.passes(signals):
+                return InsufficientEvidence(UNCLEAR), confidence, outcome
+            return outcome, confidence, None
+        current = [h for h in ordered if h.chunk.status == "current"]
+        if current and version_missing(request, current[0].chunk):
+            # Never the current rule as if it answered for the version asked about.
+            considered += self._score(current, asked)
+            return InsufficientEvidence(VERSION_MISSING), None, None
+        return None
+
     def _past_version(
         self, request: VersionRequest, asked: Asked, hits: Sequence[Hit], considered: list[Scored]
-    ) -> Outcome | None:
+    ) -> tuple[Outcome, Scored | None] | None:
         """The answer from the superseded version the question names, with the current
-        rule beside it; None when no hit is from such a version (answer as usual); unclear
-        when none of its units answers, or it never names what the question does."""
+        rule beside it, and that current unit when it reads as the old one did; None when
+        no hit is from such a version (answer as usual); unclear when none of its units
+        answers, or it never names what the question does."""
         effective = {h.chunk.source: h.chunk.effective_date for h in hits}
         old_hits = [
             h
@@ -233,26 +260,32 @@ class ExtractiveGenerator:
         ]
         old_scored = self._score(old_hits, asked)
         old = self._best(old_scored, asked.expectation)
+        if old is not None:
+            old = band_choice(old, old_scored, asked.question)
         if old is None:
             # That version is in the documents, but none of its units says this: not "that
             # version is missing" (a user pass), nor today's rule as its answer.
-            return InsufficientEvidence(UNCLEAR) if old_hits else None
+            return (InsufficientEvidence(UNCLEAR), None) if old_hits else None
         if unmentioned_names(
             asked.question, old_hits, [h for h in hits if status_tier(h) != "superseded"]
         ):
             # That version's nearest unit is about another thing; its passages are shown
             # first ("Was there an Enterprise plan in 2023?" led with today's Enterprise plan).
             considered += old_scored
-            return InsufficientEvidence(UNCLEAR)
+            return InsufficientEvidence(UNCLEAR), None
         old_quote = version_quote(old, old_scored, asked.question, asked.expectation)
         if old_quote is None:  # a whole table asked for, too long to quote: which row?
-            return which_row(old, [s for s in old_scored if s.unit.hit is old.unit.hit])
+            return which_row(old, [s for s in old_scored if s.unit.hit is old.unit.hit]), None
         # The current rule beside the old one is the successor's: never a sentence of
         # another document quoted as the rule now.
         successor = current_successor(old.unit.hit.chunk, hits)
         same_doc = [h for h in hits if h.chunk.status == "current" and h.chunk.source == successor]
         now = self._now_of(old, same_doc, asked)
-        return beside((old, "Under the superseded version", old_quote), now, hits)
+        unchanged = now is not None and collapse_space(now[1]) == collapse_space(old_quote)
+        if unchanged:
+            considered += old_scored  # a held draft's passages lead with the version asked
+        outcome = beside((old, SUPERSEDED_LABEL, old_quote), now, hits)
+        return outcome, (now[0] if now is not None and unchanged else None)
 
     def _pending_version(
         self, best: Scored, scored: list[Scored], hits: Sequence[Hit], asked: Asked
@@ -270,7 +303,7 @@ class ExtractiveGenerator:
             # the answer ("Will the mileage rate change in 2027?" got "Electric vehicles
             # receive the same rate."): the passages, not a checked answer.
             return InsufficientEvidence(UNCLEAR)
-        return beside((best, "Not yet in force", quote), now, hits, "In force until then")
+        return beside((best, PENDING_LABEL, quote), now, hits, UNTIL_THEN_LABEL)
 
     def _now_of(
         self, first: Scored, current: Sequence[Hit], asked: Asked, *, same_document: bool = True
@@ -278,7 +311,7 @@ class ExtractiveGenerator:
         """The current unit (and its quote) that says what ``first`` says, to quote beside it
         (``version_answers.now_beside``)."""
         now_scored = self._score(current, asked)
-        typed = [s for s in now_scored if _carries_type(s) or not wants_figure(asked.expectation)]
+        typed = [s for s in now_scored if carries_type(s) or not wants_figure(asked.expectation)]
         return now_beside(
             first,
             typed,
@@ -333,53 +366,6 @@ class ExtractiveGenerator:
         picked.sort(key=lambda s: s.unit.index)
         answer = " ".join(cite(s.unit.text, cid) for s in picked)
         return answered(under_heading(answer, picked[0].unit), [(cid, joined_quote(picked))], hits)
-
-    def _with_runner_up(
-        self,
-        outcome: Outcome,
-        best: Scored,
-        scored: list[Scored],
-        hits: Sequence[Hit],
-        asked: Asked,
-    ) -> Outcome:
-        """An answer, plus the best unit of another block when the scores cannot tell the two
-        apart (within ``other_block_margin``): both shown, each cited, the better first. Of
-        labelled rules ("Tier 1 cities: …"), the one a table row picks for the thing the
-        question names (``generate.lookups``)."""
-        if not isinstance(outcome, Answered):
-            return outcome
-        expectation = asked.expectation
-        margin = self.weights.other_block_margin
-        # The same sentence in another block (a copy of the document in another format)
-        # adds nothing: it is not a second answer.
-        quoted = {
-            collapse_space(piece)
-            for c in outcome.citations
-            for line in c.quote.splitlines()
-            for piece in (line, *split_sentences(line))
-        }
-        others = [
-            s
-            for s in scored
-            if s.unit.hit is not best.unit.hit
-            and collapse_space(s.unit.text) not in quoted
-            and s.unit.header is None
-            and s.score >= max(best.score - margin, self.weights.min_score)
-            and not is_lead_in(s)
-            and not is_meta(s.unit.text, s.unit.hit.chunk.heading_path)
-            and not in_example(s.unit)
-            and (_carries_type(s) or not wants_figure(expectation))
-        ]
-        if not others:
-            return outcome
-        second = rule_for(max(others, key=lambda s: s.score), scored, asked.question)
-        cid = second.unit.hit.chunk.chunk_id
-        quotes = [(c.id, c.quote) for c in outcome.citations] + [(cid, second.unit.text)]
-        return answered(f"{outcome.answer}\n{cite(second.unit.text, cid)}", quotes, hits)
-
-
-def _carries_type(scored: Scored) -> bool:
-    return scored.fit >= TYPE_MATCH or is_lead_in(scored)
 
 
 def _quote_block(units: Sequence[Scored], hits: Sequence[Hit]) -> Outcome:

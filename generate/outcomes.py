@@ -38,6 +38,14 @@ from generate.reasons import UNCITED as UNCITED
 from generate.tables import table_view
 from generate.text import best_overlap_sentence, chunk_sentences
 
+# What a version's answer says of each version it quotes, at the start of its line
+# (``generate.version_answers``); the checks let such an answer stand only whole.
+SUPERSEDED_LABEL = "Under the superseded version"
+CURRENT_LABEL = "The current version"
+PENDING_LABEL = "Not yet in force"
+UNTIL_THEN_LABEL = "In force until then"
+VERSION_LABELS = (SUPERSEDED_LABEL, CURRENT_LABEL, PENDING_LABEL, UNTIL_THEN_LABEL)
+
 NOT_IN_CONTEXT = "NOT_IN_CONTEXT"
 KINDS = ("answered", "insufficient_evidence", "ambiguous", "declined")
 REASON_CODES: tuple[ReasonCode, ...] = ("out_of_scope", "requires_human", "policy")

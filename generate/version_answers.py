@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from docent.contracts import Hit, Outcome
 from generate.companions import continuation
-from generate.outcomes import answered
+from generate.outcomes import CURRENT_LABEL, answered
 from generate.question_types import Expectation
 from generate.quoting import cite, under_heading
 from generate.table_answers import rows_asked
@@ -82,7 +82,7 @@ def beside(
     first: tuple[Scored, str, str],
     now: tuple[Scored, str] | None,
     hits: Sequence[Hit],
-    now_label: str = "The current version",
+    now_label: str = CURRENT_LABEL,
 ) -> Outcome:
     """``first`` (unit, label, quote) and, on the next line, ``now_label`` with ``now``
     (``now_beside``); ``first`` alone without it."""

@@ -175,3 +175,26 @@ def test_an_employee_asking_about_severance_is_refused_without_its_text(
     assert body["outcome"] != "answered"
     assert not any(text in response.text for text in SEVERANCE_TEXT)
     assert body["handoff"] is not None
+
+
+def test_the_cap_of_the_tier_the_per_diem_table_gives_a_city_is_the_one_pointed_at(
+    client: Any,
+) -> None:
+    """A user pass: "an extra night in Berlin" marked the Tier 2 cap; the per diem table
+    says Berlin is Tier 1."""
+    for city, cap, other in (("Berlin", "€220", "€160"), ("Porto", "€160", "€220")):
+        body = client("ada", f"How much can I spend on a hotel night in {city}?").json()
+        if body["tier"] == "answer":
+            assert cap in body["answer"] and other not in body["answer"], body
+        else:
+            hotels = [c for c in body["closest"] if c["heading_path"][-1] == "Hotels"]
+            assert hotels and cap in hotels[0]["nearest"], body
+
+
+def test_a_past_version_quotes_the_rule_whose_bound_holds_the_amount_asked(client: Any) -> None:
+    """A user pass: "… a refund of 800 euros?" got the 2022 team lead's "up to €500"."""
+    body = client("ada", "Before the 2025 policy, who could approve a refund of 800 euros?").json()
+    assert body["tier"] == "answer", body
+    first = body["answer"].split("\n")[0]
+    assert first.startswith("Under the superseded version (effective 2022-04-01)")
+    assert "Refunds above €500 need finance approval" in first

@@ -274,3 +274,26 @@ def test_a_cited_sentence_about_something_else_is_dropped() -> None:
     assert isinstance(outcome, Answered)
     assert outcome.answer == "Leads approve up to €1,000 [refunds.md#2]."
     assert failed(results) == ["grounded"]
+
+
+def test_an_answer_labelling_versions_stands_whole_or_not_at_all() -> None:
+    """A user pass: a 2020 DMCA paragraph was shown unlabelled as the answer — its label
+    line ("Under the superseded version (…): How Does This Actually Work?") failed the
+    grounding check and the sentences after it stood alone, reading as today's rule."""
+    labelled = (
+        "Under the superseded version (effective 2025-03-01): Some heading words here? "
+        "[refunds.md#2] A support team lead may approve refunds up to €1,000 [refunds.md#2]."
+    )
+    outcome, results = check(labelled)
+    assert outcome == InsufficientEvidence(UNVERIFIED)
+    assert "grounded" in failed(results) and "answer_stands" in failed(results)
+    unlabelled = (
+        "Some heading words here? [refunds.md#2] Leads approve up to €1,000 [refunds.md#2]."
+    )
+    kept, _ = check(unlabelled)  # an answer of one version keeps what stands
+    assert isinstance(kept, Answered) and "Some heading" not in kept.answer
+    whole, results = check(
+        "Under the superseded version (effective 2025-03-01): A support team lead may approve "
+        "refunds up to €1,000 [refunds.md#2]."
+    )
+    assert isinstance(whole, Answered) and whole.answer.startswith("Under the superseded")

@@ -8,8 +8,12 @@ from datetime import date
 import pytest
 
 from docent.contracts import Answered, Hit, InsufficientEvidence
+from generate.answer_gate import AnswerGate
+from generate.extractive import ExtractiveGenerator
 from generate.reasons import UNCLEAR, VERSION_MISSING
+from render.prompt import render
 from tests.generate.answering import ask, hit
+from tests.generate.test_extractive_versions import superseded_pair
 
 
 def pricing_versions() -> list[Hit]:
@@ -106,3 +110,74 @@ def test_todays_rule_beside_an_old_one_is_of_the_same_named_thing() -> None:
     )
     outcome = ask("What did the Business plan cost in 2023?", [old, team])
     assert not isinstance(outcome, Answered) or "Team plan" not in outcome.answer, outcome
+
+
+def unchanged_pair(score: float) -> list[Hit]:
+    """A 2020 rule and today's, word for word the same."""
+    rule = "Nationality and ethnicity are not used to flag users for sanctions restrictions."
+    old = hit(
+        "trade-2020.md#4",
+        {rule: score},
+        rank=1,
+        score=0.8,
+        heading_path=("Trade Controls", "FAQ"),
+        effective_date=date(2020, 2, 10),
+        status="superseded",
+        superseded_by="trade.md",
+        title="Trade Controls",
+    )
+    new = hit(
+        "trade.md#4",
+        {rule: score},
+        rank=2,
+        score=0.8,
+        heading_path=("Trade Controls", "FAQ"),
+        effective_date=date(2026, 3, 2),
+        title="Trade Controls",
+    )
+    return [old, new]
+
+
+def test_a_past_rule_unchanged_since_is_judged_as_today_s_answer_is() -> None:
+    """A user pass: "Under the 2020 trade controls policy, how did users appeal a
+    restriction?" quoted, ungated, a sentence both versions share that answers nothing. A
+    rule that reads the same today is today's rule: the gate judges it; a changed one is
+    asked for by name and shown (``superseded_pair``)."""
+    question = "Under the 2020 trade controls policy, how did users appeal a restriction?"
+    shut = ExtractiveGenerator(gate=AnswerGate(threshold=1.0))
+    prompt = render(question, unchanged_pair(0.5), 2000)
+    generation = shut.generate(prompt, prompt.kept)
+    assert generation.outcome == InsufficientEvidence(UNCLEAR)
+    assert generation.confidence is not None  # judged
+    assert generation.pointers[0][0] == "trade-2020.md#4"  # the version asked about first
+    opened = ask(question, unchanged_pair(0.5))
+    assert isinstance(opened, Answered)
+    assert opened.answer.startswith("Under the superseded version (effective 2020-02-10):")
+    changed = render("How much could a team lead approve in 2022?", superseded_pair(1), 2000)
+    outcome = shut.generate(changed, changed.kept)
+    assert isinstance(outcome.outcome, Answered) and outcome.confidence is None
+
+
+def test_a_past_version_quotes_the_sentence_whose_bound_holds_the_asked_amount() -> None:
+    """A user pass: "Before the 2025 policy, who could approve a refund of 800 euros?"
+    quoted the team lead's "up to €500"."""
+    rules = {
+        "A support team lead may approve refunds up to €500.": 0.8,
+        "Refunds above €500 need finance approval before they are paid.": 0.6,
+    }
+    old = hit(
+        "refunds-2022.md#1",
+        rules,
+        rank=1,
+        score=0.8,
+        heading_path=("Refunds Policy 2022", "Approval"),
+        effective_date=date(2022, 4, 1),
+        status="superseded",
+        superseded_by="refunds.md",
+        title="Refunds Policy 2022",
+    )
+    for amount, quoted in (("800 euros", list(rules)[1]), ("€300", list(rules)[0])):
+        outcome = ask(f"Before the 2025 policy, who could approve a refund of {amount}?", [old])
+        assert isinstance(outcome, Answered)
+        assert outcome.answer.startswith("Under the superseded version (effective 2022-04-01):")
+        assert quoted.rstrip(".") in outcome.answer
