@@ -58,11 +58,18 @@ def under_heading(answer: str, first: Unit) -> str:
     says: the answer names it, or the item reads as the opposite. So does an answer opening
     "It includes …" (a user pass: "It" named nothing)."""
     chunk = first.hit.chunk
+    heading = _ENUMERATOR.sub("", chunk.heading_path[-1]) if chunk.heading_path else ""
     if refers_back(first) and len(chunk.heading_path) >= 2:
-        return f"{chunk.heading_path[-1]}: {answer}"
+        return f"{heading}: {answer}"
     lines = [line for line in chunk.text.splitlines() if line.strip()]
     if chunk.kind != "list" or len(chunk.heading_path) < 2 or not lines:
         return answer
     if not ITEM_LINE.match(lines[0]):
         return answer  # a lead-in sentence says what the items are
-    return f"{chunk.heading_path[-1]}: {answer}"
+    return f"{heading}: {answer}"
+
+
+# A heading's letter or number ("A. How Does This Actually Work?"): before an answer it would
+# end a sentence of its own ("… (effective 2020-02-10): A."), which the checks drop — and
+# with it a past version's label (a user pass).
+_ENUMERATOR = re.compile(r"^\s*(?:[A-Za-z]|\d{1,3}|[ivxIVX]{1,5})[.)]\s+")

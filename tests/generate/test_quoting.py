@@ -1,6 +1,8 @@
 """Citation markers and the ambiguous outcome built from quoted units."""
 
-from generate.quoting import ambiguous, cite, differ_in_figures
+from generate.quoting import ambiguous, cite, differ_in_figures, under_heading
+from generate.unit_scoring import Unit
+from tests.render.builders import make_hit
 
 
 def test_the_marker_goes_before_the_final_full_stop() -> None:
@@ -22,3 +24,20 @@ def test_the_clarifying_question_names_short_distinct_labels_only() -> None:
     assert ambiguous(["a", "b"], ["Same", "Same"]).clarifying_question == (
         "Which of these do you mean?"
     )
+
+
+def test_a_heading_named_before_a_bare_list_item_drops_its_letter() -> None:
+    """A user pass: "A. How Does This Actually Work?" before a 2020 DMCA item made "… (effective
+    2020-02-10): A." a sentence of its own; the checks dropped it, and the version's label with
+    it, so the item read as today's rule."""
+    item = "GitHub Asks User to Make Changes. We give the user approximately 24 hours."
+    listed = make_hit(
+        "dmca-2020.md#6",
+        f"- {item}\n- Copyright Owner Revises or Retracts the Notice.",
+        kind="list",
+        heading_path=("DMCA Takedown Policy", "A. How Does This Actually Work?"),
+    )
+    unit = Unit(listed, item, "", 0)
+    assert under_heading(item, unit) == f"How Does This Actually Work?: {item}"
+    plain = make_hit("x.md#1", f"- {item}", kind="list", heading_path=("Policy", "Forks"))
+    assert under_heading(item, Unit(plain, item, "", 0)) == f"Forks: {item}"
