@@ -16,6 +16,11 @@ from docent.numbers import counting_words
 from docent.periods import NOT_A_YEAR_AFTER, YEAR
 
 _YEAR = re.compile(rf"\b({YEAR})\b")
+# A day an ISO date names, with the word before it ("on 2027-03-01", "from 2027-06-01").
+_ON_DATE = re.compile(
+    rf"\s*(?:\b(?:on|by|from|since|as of|after|before|until)\s+)?\b{YEAR}-\d{{2}}-\d{{2}}\b",
+    re.IGNORECASE,
+)
 # A year that dates something, not an amount or a count ("a refund of 2022 euros", "2019 EUR"
 # read as the 2022 policy gave its approval limit as a checked answer).
 _DATING_YEAR = re.compile(rf"(?<![€$£¥])\b({YEAR})\b{NOT_A_YEAR_AFTER}", re.IGNORECASE)
@@ -185,6 +190,9 @@ def without_year(question: str, later: int | None = None) -> str:
         return question
     else:
         year = request.year
+    dated = _ON_DATE.sub("", question, count=1) if f"{year}-" in question else question
+    if dated != question:  # "on 2027-03-01" is a day, not a span of years
+        return re.sub(r"\s+([?.!,;])", r"\1", dated).strip()
     if len(_YEAR.findall(question)) != 1 or re.search(rf"\b{YEAR}\s*[-–/]\s*\d", question):
         return question
     stripped = re.sub(

@@ -139,9 +139,22 @@ def segment_argmax(
 _CODE = re.compile(r"^(?:[^\W\d_][\w.:/()&-]*\d[\w.:/()&-]*|\d[\d.]*\([^\W_]{1,4}\))$")
 
 
+# A numbered part a query refers to by name ("clause 7.4", "section 4.2.1", "§ 3.1"): the
+# number alone would be a plain number, but named so it is the part's code ("What does
+# clause 7.4 say?" matched nothing over the bar, though "Clause 7.4: …" is a passage's
+# sentence: a user pass).
+_NAMED_PART = re.compile(
+    r"(?:\b(?:clauses?|sections?|articles?|paragraphs?|para|art|sec)\.?|§)\s*"
+    r"(\d+(?:\.\d+)+)(?![\w(]|\.\d)",
+    re.IGNORECASE,
+)
+
+
 def query_codes(query: str) -> frozenset[str]:
-    """The codes a query names, as the tokeniser writes them."""
-    return frozenset(t for t in tokenize(query) if _CODE.match(t))
+    """The codes a query names, as the tokeniser writes them, and the numbers of the parts it
+    names ("clause 7.4" → ``7.4``)."""
+    named = {m.group(1) for m in _NAMED_PART.finditer(query)}
+    return frozenset(t for t in tokenize(query) if _CODE.match(t) or t in named)
 
 
 def code_coverage(codes: frozenset[str], text: str) -> float:

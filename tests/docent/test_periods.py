@@ -93,6 +93,12 @@ def test_a_later_year_is_read_without_it_like_a_past_one() -> None:
     )
     # Two years or a span: which one is the version's is not read here.
     assert without_year("Mileage in 2027 or 2028?", 2027) == "Mileage in 2027 or 2028?"
+    # A day (a user pass: "on 2027-03-01" was read as a span of years, kept, and the
+    # question matched nothing over the bar).
+    assert without_year("What will the mileage rate be on 2027-03-01?", 2027) == (
+        "What will the mileage rate be?"
+    )
+    assert without_year("Mileage 2023-24?", 2023) == "Mileage 2023-24?"
 
 
 def test_a_pending_version_is_asked_for_in_a_period_it_is_in_force_during() -> None:

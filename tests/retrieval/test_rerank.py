@@ -94,6 +94,10 @@ def test_a_named_code_outweighs_look_alike_codes(corpus_services: Services) -> N
         ("SEV1 response for band L5 under P-12", {"sev1", "l5", "p-12"}),
         ("A 30-day window for €5,000 or 10% in 2026", set()),
         ("How many days of leave?", set()),
+        # A numbered part named as such is its code; the same number alone is a number.
+        ("What does clause 7.4 say?", {"7.4"}),
+        ("section 4.2.1 and § 3.1 apply", {"4.2.1", "3.1"}),
+        ("A 7.4 kW charger for 2.5 hours", set()),
     ],
 )
 def test_query_codes(query: str, codes: set[str]) -> None:
