@@ -47,8 +47,12 @@ def quoted(considered: Sequence[Scored], draft: Answered) -> list[Scored]:
         and (at := quote.find(collapse_space(s.unit.text))) >= 0
     ]
     # A lead-in ("… based on how long you've worked:") only introduces the item quoted with
-    # it, which holds the answer: the item comes first.
-    return [s for _, s in sorted(found, key=lambda pair: (is_lead_in(pair[1]), pair[0]))]
+    # it, which holds the answer: the item comes first. Of the rest the best-scoring leads:
+    # the draft was built around it ("Is travel insurance reimbursable?" marked "Alcohol, …",
+    # the first item its list's quote began with: a user pass).
+    return [
+        s for _, s in sorted(found, key=lambda pair: (is_lead_in(pair[1]), -pair[1].score, pair[0]))
+    ]
 
 
 def reading(scored: Scored) -> str:

@@ -5,6 +5,9 @@ its first line, a bare list's item under its heading."""
 from dataclasses import replace
 
 from docent.contracts import Ambiguous, Answered, Hit
+from generate.answer_gate import AnswerGate
+from generate.extractive import ExtractiveGenerator
+from render.prompt import render
 from tests.generate.answering import ask, hit
 from tests.render.builders import make_hit
 
@@ -172,3 +175,28 @@ def test_an_item_of_a_bare_list_is_answered_under_its_heading() -> None:
     led = replace(bare, chunk=replace(bare.chunk, text="We never pay for:\n" + bare.chunk.text))
     outcome = ask("Can I claim alcohol at a client dinner?", [led])
     assert isinstance(outcome, Answered) and "Non-reimbursable" not in outcome.answer
+
+
+def test_a_held_draft_marks_its_best_unit_not_the_first_of_its_quote() -> None:
+    """A user pass: "Is travel insurance reimbursable?" marked "Alcohol, …", the first item
+    of the list quote the held-back draft began with, not the item it was built around."""
+    items = (
+        "Alcohol, except at a client dinner approved in advance.",
+        "Upgrades to flights or hotels beyond the policy.",
+        "Travel insurance: the company policy already covers you.",
+    )
+    listed = make_hit(
+        "expenses.md#non-reimbursable",
+        "\n".join(f"- {item}" for item in items),
+        kind="list",
+        sentences=items,
+        unit_scores=(0.6, 0.55, 0.8),
+        score=0.7,
+        heading_path=("Expenses", "Non-reimbursable expenses"),
+        best_sentence=items[2],
+    )
+    prompt = render("Is travel insurance reimbursable?", [listed], 2000)
+    opened = ExtractiveGenerator(gate=AnswerGate(threshold=0.0)).generate(prompt, prompt.kept)
+    assert isinstance(opened.outcome, Answered) and "Alcohol, except" in opened.outcome.answer
+    held = ExtractiveGenerator(gate=AnswerGate(threshold=1.0)).generate(prompt, prompt.kept)
+    assert held.pointers[0] == ("expenses.md#non-reimbursable", items[2])
