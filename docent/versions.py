@@ -17,10 +17,7 @@ from docent.periods import NOT_A_YEAR_AFTER, YEAR
 
 _YEAR = re.compile(rf"\b({YEAR})\b")
 # A day an ISO date names, with the word before it ("on 2027-03-01", "from 2027-06-01").
-_ON_DATE = re.compile(
-    rf"\s*(?:\b(?:on|by|from|since|as of|after|before|until)\s+)?\b{YEAR}-\d{{2}}-\d{{2}}\b",
-    re.IGNORECASE,
-)
+_DAY_BEFORE = r"\s*(?:\b(?:on|by|from|to|since|as of|after|before|until|till|through)\s+)?"
 # A year that dates something, not an amount or a count ("a refund of 2022 euros", "2019 EUR"
 # read as the 2022 policy gave its approval limit as a checked answer).
 _DATING_YEAR = re.compile(rf"(?<![€$£¥])\b({YEAR})\b{NOT_A_YEAR_AFTER}", re.IGNORECASE)
@@ -190,21 +187,30 @@ def without_year(question: str, later: int | None = None) -> str:
         return question
     else:
         year = request.year
-    dated = _ON_DATE.sub("", question, count=1) if f"{year}-" in question else question
-    if dated != question:  # "on 2027-03-01" is a day, not a span of years
-        return re.sub(r"\s+([?.!,;])", r"\1", dated).strip()
-    if len(_YEAR.findall(question)) != 1 or re.search(rf"\b{YEAR}\s*[-–/]\s*\d", question):
+    # "on 2027-03-01" is a day of that year, not a span of years: every such day leaves.
+    days = re.compile(rf"{_DAY_BEFORE}(?<![\w-]){year}-\d{{2}}-\d{{2}}(?![\w-])", re.IGNORECASE)
+    undated = days.sub("", question)
+    if undated != question and not _YEAR.search(undated):
+        return _tidy(undated) or question
+    if len(_YEAR.findall(undated)) != 1 or re.search(rf"\b{YEAR}\s*[-–/]\s*\d", undated):
         return question
     stripped = re.sub(
         rf"\s*(?:\b(?:back |as )?(?:in|of|for|during|from|since|as of)\s+)?"
         rf"\(?\b{year}\b\)?",
         "",
-        question,
+        undated,
         count=1,
         flags=re.IGNORECASE,
     )
-    stripped = re.sub(r"\s+([?.!,;])", r"\1", stripped).strip().lstrip(",;: ")
-    return stripped if stripped.strip(" ?.!,") else question
+    return _tidy(stripped) or question
+
+
+def _tidy(question: str) -> str:
+    """``question`` with no space before its punctuation, nothing dangling at its start;
+    empty when nothing but punctuation is left."""
+    tidied = re.sub(r"\s+([?.!,;])", r"\1", question).strip().lstrip(",;: ")
+    tidied = re.sub(r",(?=[?.!])", "", tidied)
+    return tidied if tidied.strip(" ?.!,") else ""
 
 
 def version_missing(request: VersionRequest, current: Chunk) -> bool:

@@ -109,6 +109,13 @@ def choose_bar(rows: Sequence[Row], gate: AnswerGate, target: float, spare: int 
     choice rested on one dev row (session 22: one past-version answer put right moved the bar
     0.85 -> 0.80, and the 18F test split to 3.4 % wrong)."""
     corpora = sorted({r["corpus"] for r in rows})
+    for c in corpora:
+        n = sum(r["corpus"] == c for r in rows)
+        if spare and n * target < spare:
+            raise ValueError(
+                f"{c} has {n} dev rows: {spare} spare wrong answer(s) of {n} is over the "
+                f"{target:.0%} target at every bar; add cases or lower --spare"
+            )
     for bar in BARS:
         if all(
             _within(shown([r for r in rows if r["corpus"] == c], gate, bar), target, spare)

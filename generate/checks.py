@@ -36,7 +36,7 @@ After it (``verify``), on ``answered``:
 When at least one sentence stands the answer is the standing sentences (each followed by its
 markers) and the citations they use; when none stands the outcome is
 ``insufficient_evidence`` (``UNVERIFIED``). An answer that labels versions ("Under the
-superseded version (effective …): …", ``generate.outcomes.VERSION_LABELS``) stands whole or
+superseded version (effective …): …", ``generate.outcomes.VERSION_LINE``) stands whole or
 not at all: a sentence of it without its label would read as today's rule.
 
 On ``insufficient_evidence`` and ``ambiguous``: a figure in ``missing``, a reading or the
@@ -64,7 +64,7 @@ from docent.contracts import (
 from docent.numbers import MONTHS
 from generate.claims import Claim, join_claims, split_claims
 from generate.figures import block_figures, missing_figures
-from generate.outcomes import DEFAULT_MISSING, VERSION_LABELS, citation_for
+from generate.outcomes import DEFAULT_MISSING, VERSION_LINE, citation_for
 from generate.text import addresses_model, appears_in, content_words, split_sentences
 from render.prompt import RenderedPrompt
 
@@ -179,14 +179,7 @@ def _verify_answer(
         claims = tuple(replace(claim, ids=(listed[0],)) for claim in claims)
 
     given = {c.id: c for c in reversed(outcome.citations)}  # the first of each id wins
-    fake_quote: set[str] = set()
-    for cid, citation in given.items():
-        block = statements(shown[cid].chunk.text)
-        if citation.quote.strip() and not quote_is_verbatim(citation.quote, block):
-            fake_quote.add(cid)
-            results.append(
-                CheckResult("citation_quote", False, f"not verbatim in {cid}", citation.quote)
-            )
+    fake_quote = _fake_quotes(given, shown, results)
 
     standing: list[Claim] = []
     for claim in claims:
@@ -229,8 +222,23 @@ def _verify_answer(
     return Answered(answer=answer, citations=citations), tuple(results)
 
 
+def _fake_quotes(
+    given: Mapping[str, Citation], shown: Mapping[str, Hit], results: list[CheckResult]
+) -> set[str]:
+    """The ids whose citation quote is not verbatim in its block, each failure recorded."""
+    fake: set[str] = set()
+    for cid, citation in given.items():
+        block = statements(shown[cid].chunk.text)
+        if citation.quote.strip() and not quote_is_verbatim(citation.quote, block):
+            fake.add(cid)
+            results.append(
+                CheckResult("citation_quote", False, f"not verbatim in {cid}", citation.quote)
+            )
+    return fake
+
+
 def _labels_versions(answer: str) -> bool:
-    return any(line.lstrip().startswith(VERSION_LABELS) for line in answer.splitlines())
+    return VERSION_LINE.search(answer) is not None
 
 
 def _claim_failures(

@@ -20,6 +20,7 @@ from docent.contracts import Hit, Outcome
 from generate.lists import list_of
 from generate.outcomes import answered
 from generate.tables import cells
+from generate.text import content_words
 from generate.unit_scoring import Scored
 
 _LABEL = re.compile(r"^\s*(?:[-*•]\s*)?([^:]{2,60}):\s")
@@ -53,8 +54,10 @@ def looked_up(
     rules: Sequence[Scored], rows: Sequence[Scored], question: str
 ) -> tuple[Scored, Scored] | None:
     """The one of ``rules`` (units written under labels) whose label a row of ``rows``
-    names, where that row names a word or phrase of ``question`` in a cell of its own, and
-    the first such row; None unless exactly one rule is picked so."""
+    names, where the row's key (its first cell: "Berlin") is a word or phrase of
+    ``question``, and the first such row; None unless exactly one rule is picked so. Only the
+    key names a row: a cell many rows share ("Germany", "Included") or a word like "it"
+    ("IT") would pick a row the question is not about (a review)."""
     labelled = [(s, label) for s in rules if (label := label_of(s.unit.text)) is not None]
     if len(labelled) < 2:
         return None
@@ -62,16 +65,20 @@ def looked_up(
     picked: dict[int, tuple[Scored, Scored]] = {}
     for row in rows:
         values = [" ".join(v.casefold().split()) for v in cells(row.unit.text)]
-        named = [v for v in values if v in asked and any(ch.isalpha() for ch in v)]
-        if not named:
+        if not values or values[0] not in asked or not content_words(values[0]):
             continue
-        for value in values:
-            if value in named or not any(ch.isalpha() for ch in value):
+        for value in values[1:]:
+            if not any(ch.isalpha() for ch in value):
                 continue
             for rule, label in labelled:
                 if _within(value, label):
                     picked.setdefault(id(rule), (rule, row))
     return next(iter(picked.values())) if len(picked) == 1 else None
+
+
+def _rules(unit: Scored, block: Sequence[Scored]) -> list[Scored]:
+    """The rules ``unit`` is one of: its list's items, else its block's sentences."""
+    return list_of(unit, block)[1] or [s for s in block if s.unit.header is None]
 
 
 def table_rows(scored: Sequence[Scored]) -> list[Scored]:
@@ -93,8 +100,7 @@ def lookup_first(ranked: Sequence[Scored], question: str) -> list[Scored]:
         if top.unit.header is not None:
             continue
         block = list({id(s): s for s in ranked if s.unit.hit.chunk.chunk_id == cid}.values())
-        rules = list_of(top, block)[1] or [s for s in block if s.unit.header is None]
-        found = looked_up(rules, rows, question)
+        found = looked_up(_rules(top, block), rows, question)
         if found is not None and found[0] is not top:
             out.remove(found[0])
             out.insert(out.index(top), found[0])
@@ -105,7 +111,7 @@ def rule_for(unit: Scored, scored: Sequence[Scored], question: str) -> Scored:
     """``unit``, or the rule of its block that a row among ``scored`` picks for the thing the
     question names when ``unit`` is another of those rules."""
     block = [s for s in scored if s.unit.hit is unit.unit.hit]
-    rules = list_of(unit, block)[1] or [s for s in block if s.unit.header is None]
+    rules = _rules(unit, block)
     found = looked_up(rules, table_rows(scored), question) if unit in rules else None
     return unit if found is None else found[0]
 
@@ -121,8 +127,8 @@ def lookup_answer(
     for the thing the question names, under the lead-in, with that row cited as the reason
     ("Tier 1 cities: up to €220 per night" and the per diem table's Berlin row); None when
     no row picks one."""
-    lead, items = list_of(best, block)
-    found = looked_up(items, table_rows(scored), question)
+    lead = list_of(best, block)[0]
+    found = looked_up(_rules(best, block), table_rows(scored), question)
     if found is None:
         return None
     rule, row = found

@@ -45,6 +45,12 @@ CURRENT_LABEL = "The current version"
 PENDING_LABEL = "Not yet in force"
 UNTIL_THEN_LABEL = "In force until then"
 VERSION_LABELS = (SUPERSEDED_LABEL, CURRENT_LABEL, PENDING_LABEL, UNTIL_THEN_LABEL)
+# A line as ``labelled_versions`` writes it: a label, its date, a colon (an LLM's "The current
+# version of the policy …" is prose, not a label).
+VERSION_LINE = re.compile(
+    rf"^\s*(?:{'|'.join(map(re.escape, VERSION_LABELS))}) \(effective \d{{4}}-\d{{2}}-\d{{2}}\): ",
+    re.MULTILINE,
+)
 
 NOT_IN_CONTEXT = "NOT_IN_CONTEXT"
 KINDS = ("answered", "insufficient_evidence", "ambiguous", "declined")

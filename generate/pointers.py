@@ -35,7 +35,8 @@ def pointers(
 
 def quoted(considered: Sequence[Scored], draft: Answered) -> list[Scored]:
     """The scored units the draft's first quote (its answer, not a runner-up reading) is
-    made of, in the quote's order: a quoted table's rows, a quoted list's items."""
+    made of — a quoted table's rows, a quoted list's items — the best-scoring first, a
+    lead-in after its items."""
     if not draft.citations:
         return []
     first = draft.citations[0]

@@ -52,6 +52,12 @@ def refers_back(first: Unit) -> bool:
     return first.index > 0 and bool(REFERS_BACK.match(first.text))
 
 
+# A heading's letter or number ("A. How Does This Actually Work?"): before an answer it would
+# end a sentence of its own ("… (effective 2020-02-10): A."), which the checks drop — and
+# with it a past version's label (a user pass). Not an abbreviation ("E. coli testing").
+_ENUMERATOR = re.compile(r"^\s*(?:[A-Za-z]|\d{1,3}|[ivxIVX]{1,5})[.)]\s+(?=[A-Z0-9\"“(])")
+
+
 def under_heading(answer: str, first: Unit) -> str:
     """A passage that is a bare list under its heading ("Non-reimbursable expenses" over
     "- Alcohol, except at a client dinner approved in advance.") means what its heading
@@ -67,9 +73,3 @@ def under_heading(answer: str, first: Unit) -> str:
     if not ITEM_LINE.match(lines[0]):
         return answer  # a lead-in sentence says what the items are
     return f"{heading}: {answer}"
-
-
-# A heading's letter or number ("A. How Does This Actually Work?"): before an answer it would
-# end a sentence of its own ("… (effective 2020-02-10): A."), which the checks drop — and
-# with it a past version's label (a user pass).
-_ENUMERATOR = re.compile(r"^\s*(?:[A-Za-z]|\d{1,3}|[ivxIVX]{1,5})[.)]\s+")

@@ -56,6 +56,8 @@ def with_runner_up(
     if not others:
         return outcome
     second = rule_for(max(others, key=lambda s: s.score), scored, question)
+    if collapse_space(second.unit.text) in quoted or in_example(second.unit):
+        return outcome  # the rule a row picks instead is already shown (a copy's), or none
     cid = second.unit.hit.chunk.chunk_id
     quotes = [(c.id, c.quote) for c in outcome.citations] + [(cid, second.unit.text)]
     return answered(f"{outcome.answer}\n{cite(second.unit.text, cid)}", quotes, hits)

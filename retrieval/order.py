@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from docent.contracts import Hit
-from retrieval.rerank import passage_coverage, query_codes
+from retrieval.codes import passage_coverage, query_codes
 from retrieval.terms import WordVectors, term_coverage
 
 # A leg rank r enters as 1 / (RANK_OFFSET + r): the first few places of a leg differ, the

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,8 +24,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from docent.contracts import Chunk, Embedder, Hit
+from retrieval.codes import code_coverage, passage_coverage, query_codes
 from retrieval.errors import RerankerUnavailable
-from retrieval.tokenize import compound_text, compounds, tokenize
 from retrieval.vector_cache import StoredVectorCache, stored_vectors
 from store.protocol import ChunkIndex
 
@@ -132,47 +131,6 @@ def segment_argmax(
     at_best = np.where(values == np.repeat(best, counts), positions, len(values))
     first: NDArray[np.intp] = np.minimum.reduceat(at_best, starts)
     return np.where(first < len(values), first, starts)  # a NaN segment: its first row
-
-
-# A code: letters then digits (RC-77, E:1, P-12, SEV1, LH-2026-014) or a number with a
-# bracketed suffix (401(k), 7.3(b)); not a plain number or a number with a unit (30-day).
-_CODE = re.compile(r"^(?:[^\W\d_][\w.:/()&-]*\d[\w.:/()&-]*|\d[\d.]*\([^\W_]{1,4}\))$")
-
-
-# A numbered part a query refers to by name ("clause 7.4", "section 4.2.1", "§ 3.1"): the
-# number alone would be a plain number, but named so it is the part's code ("What does
-# clause 7.4 say?" matched nothing over the bar, though "Clause 7.4: …" is a passage's
-# sentence: a user pass).
-_NAMED_PART = re.compile(
-    r"(?:\b(?:clauses?|sections?|articles?|paragraphs?|para|art|sec)\.?|§)\s*"
-    r"(\d+(?:\.\d+)+)(?![\w(]|\.\d)",
-    re.IGNORECASE,
-)
-
-
-def query_codes(query: str) -> frozenset[str]:
-    """The codes a query names, as the tokeniser writes them, and the numbers of the parts it
-    names ("clause 7.4" → ``7.4``)."""
-    named = {m.group(1) for m in _NAMED_PART.finditer(query)}
-    return frozenset(t for t in tokenize(query) if _CODE.match(t) or t in named)
-
-
-def code_coverage(codes: frozenset[str], text: str) -> float:
-    """The share of the query's codes that ``text`` contains exactly (as tokens). A code is
-    a compound token: a text holding none of them as a substring is ruled out at once, and
-    one that may is read for its compounds alone (``tokenize.compounds``)."""
-    if not codes:
-        return 0.0
-    folded = compound_text(text)
-    if not any(code in folded for code in codes):
-        return 0.0
-    return len(codes & compounds(text)) / len(codes)
-
-
-def passage_coverage(codes: frozenset[str], chunk: Chunk) -> float:
-    """``code_coverage`` of a passage: its heading path, then its text (what the reranker
-    and the evidence order both read)."""
-    return code_coverage(codes, f"{chunk.heading}\n{chunk.text}")
 
 
 def _best_sentence(chunk: Chunk, row: int | None) -> str | None:

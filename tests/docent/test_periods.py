@@ -99,6 +99,19 @@ def test_a_later_year_is_read_without_it_like_a_past_one() -> None:
         "What will the mileage rate be?"
     )
     assert without_year("Mileage 2023-24?", 2023) == "Mileage 2023-24?"
+    # A review: only days of that year, every one, and what is left tidied; two years kept.
+    assert without_year("On 2027-03-01, what is the mileage rate?", 2027) == (
+        "what is the mileage rate?"
+    )
+    assert without_year("What was the hotel cap under the 2023 policy, as of 2023-06-01?") == (
+        "What was the hotel cap under the policy?"
+    )
+    for kept in (
+        "Will the rate set on 2026-01-15 still apply on 2027-03-01?",
+        "See policy-2027-03-01.pdf for the rate?",
+        "2027-03-01?",
+    ):
+        assert without_year(kept, 2027) == kept
 
 
 def test_a_pending_version_is_asked_for_in_a_period_it_is_in_force_during() -> None:

@@ -96,7 +96,8 @@ def test_the_bar_keeps_room_for_one_more_wrong_answer_so_it_rests_on_no_single_r
     assert choose_bar(rows, gate, 0.01) == 0.85  # room for one more: the 0.82 draft held
     right = rows[:98] + [row("a", n, True, 4.595) for n in (100, 101)]
     assert choose_bar(right, gate, 0.01) == 0.05  # none wrong of 100: any bar has room
-    assert choose_bar(right[:99], gate, 0.01) == 0.95  # 1 of 99 is over: the top bar
+    with pytest.raises(ValueError, match="99 dev rows"):  # 1 of 99 is over at every bar
+        choose_bar(right[:99], gate, 0.01)
 
 
 def test_a_held_draft_is_an_abstention_and_its_excerpt_can_still_point_at_the_answer() -> None:
@@ -113,8 +114,8 @@ def test_a_fold_never_fits_on_the_corpus_it_reports() -> None:
     rows = corpus_rows("a") + corpus_rows("b") + corpus_rows("c", split="test")
     # The held-out corpus's rows all flipped: a fit that saw them would differ.
     flipped = [{**r, "draft_column": "wrong"} for r in corpus_rows("c")]
-    gate, cases = fold(rows + flipped, "c", "test", FITTED_SIGNALS, 0.01)
-    assert gate == fold(rows, "c", "test", FITTED_SIGNALS, 0.01)[0]
+    gate, cases = fold(rows + flipped, "c", "test", FITTED_SIGNALS, 0.01, spare=0)
+    assert gate == fold(rows, "c", "test", FITTED_SIGNALS, 0.01, spare=0)[0]
     assert {c.row["corpus"] for c in cases} == {"c"} and len(cases) == 40
 
 
@@ -137,7 +138,8 @@ def test_the_command_reports_each_fold_and_saves_the_default_fit(tmp_path: Path)
         paths.append(path)
     assert len(load_rows(paths)) == 240
     out, saved = tmp_path / "report.md", tmp_path / "gate.json"
-    argv = [*map(str, paths), "--split", "test", "--out", str(out), "--save", str(saved)]
+    argv = [*map(str, paths), "--split", "test", "--spare", "0", "--out", str(out)]
+    argv += ["--save", str(saved)]
     assert main(argv) == 0
     report = out.read_text(encoding="utf-8")
     assert report.count("## Held out:") == 3 and "Worst fold" in report

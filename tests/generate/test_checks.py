@@ -297,3 +297,10 @@ def test_an_answer_labelling_versions_stands_whole_or_not_at_all() -> None:
         "refunds up to €1,000 [refunds.md#2]."
     )
     assert isinstance(whole, Answered) and whole.answer.startswith("Under the superseded")
+    # A model's prose that opens with the words is no label (a review): what stands, stands.
+    prose, results = check(
+        "The current version of the policy lets a team lead approve up to €1,000 "
+        "[refunds.md#2]. Refunds are paid within 9 days [refunds.md#3]."
+    )
+    assert isinstance(prose, Answered) and "€1,000" in prose.answer
+    assert failed(results) == ["figures"]

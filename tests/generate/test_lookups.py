@@ -77,10 +77,28 @@ def test_the_row_naming_the_asked_thing_picks_the_rule_its_cell_labels() -> None
     assert berlin is not None and berlin[0] is rules[0] and berlin[1] is rows[0]
     porto = looked_up(rules, rows, "booking a hotel in porto next week, how much per night?")
     assert porto is not None and porto[0] is rules[1] and porto[1] is rows[2]
-    # Rows naming the thing point at different rules: no pick; nor for a city no row names.
+    # Only a row's key names it: not a cell many rows share (Germany: Tier 1 and Tier 2),
+    # and not a city no row names.
     assert looked_up(rules, rows, "What is the hotel cap in Germany?") is None
+    germany = looked_up(rules, rows, "A hotel night in Berlin, Germany?")
+    assert germany is not None and germany[0] is rules[0]
     assert looked_up(rules, rows, "What is the hotel cap in Zurich?") is None
     assert looked_up(rules[:1], rows, "a night in Berlin?") is None  # one rule: nothing to pick
+
+
+def test_a_key_that_is_a_common_word_or_a_shared_cell_names_no_row() -> None:
+    """A review: "it" named an "IT" row, "a" a grade "A" row, "included" an "Included"
+    cell, each picking a tier the question is not about."""
+    rules = [unit(hotels(), text) for text in HOTELS[1:3]]
+    header = "| Key | Detail | Tier |\n|---|---|---|"
+    rows = [
+        unit(per_diem(), "| IT | Department | Tier 1 |", header),
+        unit(per_diem(), "| A | Grade | Tier 1 |", header),
+        unit(per_diem(), "| Berlin | Included | Tier 1 |", header),
+    ]
+    assert looked_up(rules, rows, "Can it cover a hotel night?") is None
+    assert looked_up(rules, rows, "How much can I spend on a hotel per night?") is None
+    assert looked_up(rules, rows, "A hotel in Zurich if breakfast is included?") is None
 
 
 def test_the_rule_the_row_picks_answers_with_the_row_as_its_reason() -> None:
@@ -100,11 +118,13 @@ def test_a_non_answer_marks_the_rule_the_row_picks() -> None:
         ("How much can I claim for an extra night in Berlin?", HOTELS[1]),
         ("How much can I spend on a hotel in Porto?", HOTELS[2]),
     ):
-        prompt = render(question, [hotels((0.5, 0.62, 0.6, 0.4)), per_diem()], 2000)
-        generation = shut.generate(prompt, prompt.kept)
-        assert not isinstance(generation.outcome, Answered)
-        first = next(text for cid, text in generation.pointers if cid == "expenses.md#hotels")
-        assert first == rule
+        for scores in ((0.5, 0.62, 0.6, 0.4), (0.05, 0.1, 0.12, 0.05)):
+            # A held-back draft, and no draft at all (nothing close enough to quote).
+            prompt = render(question, [hotels(scores), per_diem()], 2000)
+            generation = shut.generate(prompt, prompt.kept)
+            assert not isinstance(generation.outcome, Answered)
+            first = next(t for cid, t in generation.pointers if cid == "expenses.md#hotels")
+            assert first == rule
 
 
 def test_a_runner_up_rule_beside_a_row_is_the_one_the_row_picks() -> None:
@@ -128,3 +148,25 @@ def test_a_runner_up_rule_beside_a_row_is_the_one_the_row_picks() -> None:
     assert isinstance(outcome, Answered)
     assert "| Porto | Portugal | Tier 2 | €56 |" in outcome.answer
     assert HOTELS[2].rstrip(".") in outcome.answer and HOTELS[1].rstrip(".") not in outcome.answer
+
+
+def test_the_rule_a_row_picks_is_not_added_again_from_a_copy_of_its_passage() -> None:
+    """A review: with an HTML copy of the hotel caps among the passages, "a hotel in Porto"
+    showed "Tier 2 cities: up to €160 per night" twice (the runner-up, swapped for the rule
+    the row picks, skipped the check that it was not already quoted)."""
+    copy = hotels((0.5, 0.9, 0.75, 0.4))
+    copy = make_hit(
+        "expenses.html#hotels",
+        copy.chunk.text,
+        sentences=HOTELS,
+        unit_scores=(0.5, 0.9, 0.75, 0.4),
+        score=0.7,
+        rank=3,
+        heading_path=("Expenses", "Hotels"),
+        best_sentence=HOTELS[1],
+    )
+    question = "How much can I spend on a hotel in Porto per night?"
+    outcome = ask(question, [hotels((0.5, 0.7, 0.9, 0.4)), per_diem(), copy])
+    assert isinstance(outcome, Answered)
+    assert outcome.answer.count("Tier 2 cities: up to €160 per night") == 1, outcome.answer
+    assert "€220" not in outcome.answer

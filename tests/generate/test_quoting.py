@@ -41,3 +41,7 @@ def test_a_heading_named_before_a_bare_list_item_drops_its_letter() -> None:
     assert under_heading(item, unit) == f"How Does This Actually Work?: {item}"
     plain = make_hit("x.md#1", f"- {item}", kind="list", heading_path=("Policy", "Forks"))
     assert under_heading(item, Unit(plain, item, "", 0)) == f"Forks: {item}"
+    abbreviated = make_hit(
+        "l.md#1", f"- {item}", kind="list", heading_path=("Lab", "E. coli tests")
+    )
+    assert under_heading(item, Unit(abbreviated, item, "", 0)) == f"E. coli tests: {item}"

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from docent.contracts import Hit
+from retrieval.codes import passage_coverage, query_codes
 from retrieval.order import DEFAULT_ORDER, RANK_OFFSET, EvidenceOrder, order_signals
-from retrieval.rerank import SentenceReranker, passage_coverage, query_codes
+from retrieval.rerank import SentenceReranker
 from store.edge import EdgeIndex
 from tests.ingest.hashing_embedder import HashingEmbedder
 from tests.retrieval.corpus import CORPUS, hits_for, make_chunk, write_chunks

@@ -14,13 +14,9 @@ from numpy.typing import NDArray
 
 from docent.contracts import Hit
 from docent.wiring import Services
+from retrieval.codes import code_coverage, query_codes
 from retrieval.query_cache import QueryVectorCache
-from retrieval.rerank import (
-    SentenceReranker,
-    code_coverage,
-    query_codes,
-    segment_argmax,
-)
+from retrieval.rerank import SentenceReranker, segment_argmax
 from retrieval.tokenize import tokenize
 from retrieval.vector_cache import stored_vectors
 from store.edge import EdgeIndex
@@ -98,6 +94,8 @@ def test_a_named_code_outweighs_look_alike_codes(corpus_services: Services) -> N
         ("What does clause 7.4 say?", {"7.4"}),
         ("section 4.2.1 and § 3.1 apply", {"4.2.1", "3.1"}),
         ("A 7.4 kW charger for 2.5 hours", set()),
+        ("clauses 7.4 and 7.5, sections 3.1-3.4", {"7.4", "7.5", "3.1", "3.4"}),
+        ("a timeout of 1 sec 2.5 seconds, art 1.2 metres", set()),
     ],
 )
 def test_query_codes(query: str, codes: set[str]) -> None:
