@@ -157,3 +157,30 @@ def in_force_during(periods: Sequence[Period], chunk: Chunk) -> bool:
     if chunk.status != "pending" or effective is None:
         return False
     return any(last >= effective for _, last in periods)
+
+
+# The parts of a year a question may name, each with the group holding its year.
+_PARTS_OF_A_YEAR = (
+    (_MONTH_OF_YEAR, 2),
+    (re.compile(rf"(?<![\w-])({YEAR})-\d{{2}}-\d{{2}}(?![\w-])"), 1),
+    (_NUMERIC_DATE, 3),
+    (_QUARTER, 2),
+    (_HALF, 3),
+)
+_TIME_WORD_BEFORE = re.compile(rf"(?:\b(?:{_TIME_WORDS}|to|since)\s+(?:the\s+)?)?$", re.IGNORECASE)
+
+
+def without_parts_of(question: str, year: int) -> str:
+    """``question`` without the days, months, quarters and halves of ``year`` it names, each
+    with its word of time ("in March 2027", "on 2027-03-01", "in Q3 2027"): for reading its
+    meaning, as a year alone is left out (``docent.versions.without_year``; "in March" was
+    left behind and the question matched nothing over the bar: a user pass)."""
+    out = question
+    for pattern, group in _PARTS_OF_A_YEAR:
+        for match in reversed(list(pattern.finditer(out))):
+            if match.group(group) != str(year):
+                continue
+            before = _TIME_WORD_BEFORE.search(out[: match.start()])
+            start = before.start() if before and before.group(0) else match.start()
+            out = out[:start].rstrip() + " " + out[match.end() :].lstrip()
+    return out.strip()

@@ -13,11 +13,10 @@ from datetime import date
 
 from docent.contracts import Chunk, Hit
 from docent.numbers import counting_words
-from docent.periods import NOT_A_YEAR_AFTER, YEAR
+from docent.periods import NOT_A_YEAR_AFTER, YEAR, without_parts_of
 
 _YEAR = re.compile(rf"\b({YEAR})\b")
 # A day an ISO date names, with the word before it ("on 2027-03-01", "from 2027-06-01").
-_DAY_BEFORE = r"\s*(?:\b(?:on|by|from|to|since|as of|after|before|until|till|through)\s+)?"
 # A year that dates something, not an amount or a count ("a refund of 2022 euros", "2019 EUR"
 # read as the 2022 policy gave its approval limit as a checked answer).
 _DATING_YEAR = re.compile(rf"(?<![€$£¥])\b({YEAR})\b{NOT_A_YEAR_AFTER}", re.IGNORECASE)
@@ -187,9 +186,8 @@ def without_year(question: str, later: int | None = None) -> str:
         return question
     else:
         year = request.year
-    # "on 2027-03-01" is a day of that year, not a span of years: every such day leaves.
-    days = re.compile(rf"{_DAY_BEFORE}(?<![\w-]){year}-\d{{2}}-\d{{2}}(?![\w-])", re.IGNORECASE)
-    undated = days.sub("", question)
+    # "on 2027-03-01", "in March 2027" are parts of that year, not a span of years.
+    undated = without_parts_of(question, year)
     if undated != question and not _YEAR.search(undated):
         return _tidy(undated) or question
     if len(_YEAR.findall(undated)) != 1 or re.search(rf"\b{YEAR}\s*[-–/]\s*\d", undated):

@@ -77,6 +77,7 @@ def client(tmp_path_factory: pytest.TempPathFactory, bundled_embedder: Any) -> I
         # A user pass: "the documents you can read don't cover this" over the clause itself.
         ("ada", "What does clause 7.4 say?", "signed by the CEO"),
         ("ada", "What will the mileage rate be on 2027-03-01?", "€0.35 per km"),
+        ("ada", "What will the mileage rate be in March 2027?", "€0.35 per km"),
     ],
 )
 def test_each_question_points_at_the_answer_first(

@@ -106,6 +106,12 @@ def test_a_later_year_is_read_without_it_like_a_past_one() -> None:
     assert without_year("What was the hotel cap under the 2023 policy, as of 2023-06-01?") == (
         "What was the hotel cap under the policy?"
     )
+    # A month, a quarter, a half of that year: each with its word of time (a user pass: "in
+    # March 2027" left "in March" behind, and nothing matched over the bar).
+    for asked in ("in March 2027", "on 1 March 2027", "in Q3 2027", "in the second half of 2027"):
+        assert without_year(f"What will the mileage rate be {asked}?", 2027) == (
+            "What will the mileage rate be?"
+        )
     for kept in (
         "Will the rate set on 2026-01-15 still apply on 2027-03-01?",
         "See policy-2027-03-01.pdf for the rate?",
