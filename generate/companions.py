@@ -78,9 +78,17 @@ def companions(
                 and s.own
                 and not is_meta(s.unit.text, s.unit.hit.chunk.heading_path)
                 and not is_lead_in(s)
+                and not _other_code(best, s)
             ):
                 chosen.setdefault(id(s), s)
     return list(chosen.values())
+
+
+def _other_code(best: Scored, neighbour: Scored) -> bool:
+    """Does ``best`` hold a number the question gives ("clause 7.4") that ``neighbour`` does
+    not? Then the neighbour is another numbered part ("Clause 7.3(b): …"), not the rest of
+    this one's rule (a user pass got both for "What does clause 7.4 say?")."""
+    return any(any(ch.isdigit() for ch in w) for w in best.own - neighbour.own)
 
 
 def continuation(best: Scored, block: list[Scored], expectation: Expectation) -> list[Scored]:

@@ -26,7 +26,9 @@ STOP_WORDS = frozenset(
     """.split()
 )
 
-_WORD = re.compile(r"[a-z0-9€$£%]+(?:[.,'][a-z0-9]+)*", re.IGNORECASE)
+# A word, a number, or a code with a bracketed suffix after a digit ("7.3(b)", "401(k)": one
+# word, or "section 7.3(b)" would read as "7.3" and mark "Clause 7.3(a)": a user pass).
+_WORD = re.compile(r"[a-z0-9€$£%]+(?:[.,'][a-z0-9]+)*(?:(?<=\d)\([a-z0-9]{1,4}\))?", re.IGNORECASE)
 # Paragraph breaks and the starts of list items or table rows: sentence runs never cross them.
 _BLOCK_BREAK = re.compile(r"\n\s*\n|\n(?=\s*[-*•|]|\s*\d+[.)]\s)")
 _SPACE = re.compile(r"\s+")
