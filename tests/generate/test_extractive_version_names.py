@@ -181,3 +181,36 @@ def test_a_past_version_quotes_the_sentence_whose_bound_holds_the_asked_amount()
         assert isinstance(outcome, Answered)
         assert outcome.answer.startswith("Under the superseded version (effective 2022-04-01):")
         assert quoted.rstrip(".") in outcome.answer
+
+
+def test_a_past_rule_far_from_what_today_s_answer_quotes_is_not_the_answer() -> None:
+    """A user pass: "In 2022, could refunds go to a different payment method?" was answered,
+    checked, with the 2022 approval limit — the 2022 policy has no such rule, and today's
+    answer is another sentence than that limit's counterpart (``OFF_TOPIC_GAP``)."""
+    old = hit(
+        "refunds-2022.md#1",
+        {"A support team lead may approve refunds up to €500.": 0.5},
+        rank=2,
+        score=0.7,
+        heading_path=("Refunds Policy 2022", "Approval"),
+        effective_date=date(2022, 4, 1),
+        status="superseded",
+        superseded_by="refunds.md",
+        title="Refunds Policy 2022",
+    )
+    new = hit(
+        "refunds.md#2",
+        {
+            "A support team lead may approve refunds up to €1,000.": 0.45,
+            "Refunds to a different payment method than the original one are never approved.": 0.9,
+        },
+        rank=1,
+        score=0.8,
+        heading_path=("Refunds Policy", "Approval"),
+        effective_date=date(2025, 3, 1),
+        title="Refunds Policy",
+    )
+    outcome = ask("In 2022, could refunds go to a different payment method?", [new, old])
+    assert outcome == InsufficientEvidence(UNCLEAR)
+    limit = ask("How much could a support team lead approve for refunds in 2022?", [new, old])
+    assert isinstance(limit, Answered) and "€500" in limit.answer
