@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docent.contracts import Hit, Outcome
-from generate.lists import list_of
+from generate.lists import chosen_first, list_of, siblings
 from generate.outcomes import answered
 from generate.unit_scoring import Scored
 
@@ -191,8 +191,7 @@ def band_choice(best: Scored, pool: Sequence[Scored], question: str) -> Scored:
     (its list's item, else its sentence): what a past version's answer quotes ("Before the
     2025 policy, who could approve a refund of 800 euros?" quoted "… team lead may approve
     refunds up to €500", not "Refunds above €500 need finance approval": a user pass)."""
-    block = [s for s in pool if s.unit.hit is best.unit.hit]
-    items = list_of(best, block)[1] or [s for s in block if s.unit.header is None]
+    items = siblings(best, [s for s in pool if s.unit.hit is best.unit.hit])
     picked = band_pick(question, items) if best in items else None
     return best if picked is None else picked
 
@@ -213,23 +212,10 @@ def band_answer(
 
 
 def band_first(ranked: Sequence[Scored], question: str) -> list[Scored]:
-    """``ranked`` (units, best first) with, in each block whose best unit is an item or
-    lead-in of a list, the item whose band holds the question's quantity moved to just
-    before that best unit: what a non-answer highlights in the passage."""
-    out = list(ranked)
+    """``ranked`` (units, best first) with, in each block, the unit whose band holds the
+    question's quantity moved to just before that block's best unit — among its list's items,
+    else its sentences ("Your line manager approves claims up to €2,500." / "Claims above
+    €2,500 also need …" for "a claim of €3,000"): what a non-answer highlights."""
     if not quantities(question):
-        return out
-    tops: dict[str, Scored] = {}
-    for s in ranked:
-        tops.setdefault(s.unit.hit.chunk.chunk_id, s)
-    for cid, top in tops.items():
-        # Once each (a held-back draft's units lead ``ranked`` and come again in it).
-        block = list({id(s): s for s in ranked if s.unit.hit.chunk.chunk_id == cid}.values())
-        # In a list, its items; else the block's sentences ("Your line manager approves
-        # claims up to €2,500." / "Claims above €2,500 also need …" for "a claim of €3,000").
-        items = list_of(top, block)[1] or [s for s in block if s.unit.header is None]
-        picked = band_pick(question, items)
-        if picked is not None and picked is not top:
-            out.remove(picked)
-            out.insert(out.index(top), picked)
-    return out
+        return list(ranked)
+    return chosen_first(ranked, lambda top, block: band_pick(question, siblings(top, block)))

@@ -148,13 +148,8 @@ class ExtractiveGenerator:
             best = self._best(scored, asked.expectation)
             if best is None:
                 continue
-            typed = carries_type(best)
-            signals = case_signals(
-                best, considered, [s for s in considered if carries_type(s) or not typed]
-            )
-            confidence = self.gate.confidence(signals)
-            record.append(gate_record(signals, confidence))
-            if not self.gate.passes(signals):
+            passes, confidence = self._judged(best, considered, record)
+            if not passes:
                 # Held back, the draft still says where a reader should look first.
                 draft = self._answer_of(best, scored, hits, asked)
                 return result(InsufficientEvidence(UNCLEAR), confidence, draft)
@@ -216,6 +211,17 @@ class ExtractiveGenerator:
         stated = [s for s in answering if not in_example(s.unit)]
         return max(stated or answering, key=lambda s: s.score, default=None)
 
+    def _judged(
+        self, best: Scored, pool: Sequence[Scored], record: list[dict[str, object]]
+    ) -> tuple[bool, float]:
+        """Does the answer gate let ``best`` through, among the units of ``pool`` (those of
+        the asked type when it carries it)? Its reading is appended to ``record``."""
+        typed = carries_type(best)
+        signals = case_signals(best, pool, [s for s in pool if carries_type(s) or not typed])
+        confidence = self.gate.confidence(signals)
+        record.append(gate_record(signals, confidence))
+        return self.gate.passes(signals), confidence
+
     def _versioned(
         self,
         request: VersionRequest,
@@ -237,11 +243,8 @@ class ExtractiveGenerator:
             pool = self._score([h for h in ordered if h.chunk.status == "current"], asked)
             considered += pool
             twin = next((s for s in pool if s.unit == today.unit), today)
-            typed = carries_type(twin)
-            signals = case_signals(twin, pool, [s for s in pool if carries_type(s) or not typed])
-            confidence = self.gate.confidence(signals)
-            record.append(gate_record(signals, confidence))
-            if not self.gate.passes(signals):
+            passes, confidence = self._judged(twin, pool, record)
+            if not passes:
                 return InsufficientEvidence(UNCLEAR), confidence, outcome
             return outcome, confidence, None
         current = [h for h in ordered if h.chunk.status == "current"]
@@ -286,8 +289,9 @@ class ExtractiveGenerator:
         # another document quoted as the rule now.
         successor = current_successor(old.unit.hit.chunk, hits)
         same_doc = [h for h in hits if h.chunk.status == "current" and h.chunk.source == successor]
-        now = self._now_of(old, same_doc, asked)
-        today = self._best(self._score(same_doc, asked), asked.expectation)
+        same_doc_scored = self._score(same_doc, asked)
+        now = self._now_of(old, same_doc_scored, asked)
+        today = self._best(same_doc_scored, asked.expectation)
         if now is not None and today is not None and today.score - now[0].score > OFF_TOPIC_GAP:
             # Its rule now is far from what today's answer quotes: the old unit answers another
             # question ("In 2022, could refunds go to a different payment method?" quoted the
@@ -310,7 +314,7 @@ class ExtractiveGenerator:
         if quote is None:  # a whole table asked for, too long to quote: which row?
             return which_row(best, [s for s in scored if s.unit.hit is best.unit.hit])
         current = [h for h in hits if status_tier(h) == "current"]
-        now = self._now_of(best, current, asked, same_document=False)
+        now = self._now_of(best, self._score(current, asked), asked, same_document=False)
         if now is None:
             # Without today's rule that says the same, the pending sentence alone reads as
             # the answer ("Will the mileage rate change in 2027?" got "Electric vehicles
@@ -319,11 +323,15 @@ class ExtractiveGenerator:
         return beside((best, PENDING_LABEL, quote), now, hits, UNTIL_THEN_LABEL)
 
     def _now_of(
-        self, first: Scored, current: Sequence[Hit], asked: Asked, *, same_document: bool = True
+        self,
+        first: Scored,
+        now_scored: Sequence[Scored],
+        asked: Asked,
+        *,
+        same_document: bool = True,
     ) -> tuple[Scored, str] | None:
-        """The current unit (and its quote) that says what ``first`` says, to quote beside it
-        (``version_answers.now_beside``)."""
-        now_scored = self._score(current, asked)
+        """The current unit (and its quote) that says what ``first`` says, among the current
+        passages' scored units, to quote beside it (``version_answers.now_beside``)."""
         typed = [s for s in now_scored if carries_type(s) or not wants_figure(asked.expectation)]
         return now_beside(
             first,

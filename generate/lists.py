@@ -5,7 +5,7 @@ of the item whose later paragraph a unit is. The items are the chunk's list line
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from docent.list_items import item_leads, item_lines
 from generate.text import collapse_space
@@ -67,6 +67,32 @@ def list_of(best: Scored, block: Sequence[Scored]) -> tuple[Scored | None, list[
     the run of items around it)."""
     lead = best if is_lead_in(best) else lead_in_of(best, block)
     return lead, items_after(lead, block) if lead is not None else list_run(best, block)
+
+
+def siblings(unit: Scored, block: Sequence[Scored]) -> list[Scored]:
+    """The units ``unit`` is read among: its list's items (``list_of``), else its block's
+    sentences (a table's rows aside)."""
+    return list_of(unit, block)[1] or [s for s in block if s.unit.header is None]
+
+
+def chosen_first(
+    ranked: Sequence[Scored], choose: Callable[[Scored, list[Scored]], Scored | None]
+) -> list[Scored]:
+    """``ranked`` (units, best first) with, in each block, the unit ``choose(top, block)``
+    picks moved to just before the block's best unit ``top``: what a non-answer highlights
+    in the passage (``bands.band_first``, ``lookups.lookup_first``)."""
+    out = list(ranked)
+    tops: dict[str, Scored] = {}
+    for s in ranked:
+        tops.setdefault(s.unit.hit.chunk.chunk_id, s)
+    for cid, top in tops.items():
+        # Once each (a held-back draft's units lead ``ranked`` and come again in it).
+        block = list({id(s): s for s in ranked if s.unit.hit.chunk.chunk_id == cid}.values())
+        picked = choose(top, block)
+        if picked is not None and picked is not top:
+            out.remove(picked)
+            out.insert(out.index(top), picked)
+    return out
 
 
 def item_lead(best: Scored, block: Sequence[Scored]) -> Scored | None:

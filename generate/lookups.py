@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 
 from docent.contracts import Hit, Outcome
-from generate.lists import list_of
+from generate.lists import chosen_first, list_of, siblings
 from generate.outcomes import answered
 from generate.tables import cells
 from generate.text import content_words
@@ -76,11 +76,6 @@ def looked_up(
     return next(iter(picked.values())) if len(picked) == 1 else None
 
 
-def _rules(unit: Scored, block: Sequence[Scored]) -> list[Scored]:
-    """The rules ``unit`` is one of: its list's items, else its block's sentences."""
-    return list_of(unit, block)[1] or [s for s in block if s.unit.header is None]
-
-
 def table_rows(scored: Sequence[Scored]) -> list[Scored]:
     return [s for s in scored if s.unit.header is not None]
 
@@ -89,29 +84,24 @@ def lookup_first(ranked: Sequence[Scored], question: str) -> list[Scored]:
     """``ranked`` (units, best first) with, in each block of labelled rules, the rule a row
     among ``ranked`` picks for the thing the question names moved to just before that
     block's best unit: what a non-answer highlights in the passage."""
-    out = list(ranked)
     rows = table_rows(ranked)
     if not rows:
-        return out
-    tops: dict[str, Scored] = {}
-    for s in ranked:
-        tops.setdefault(s.unit.hit.chunk.chunk_id, s)
-    for cid, top in tops.items():
+        return list(ranked)
+
+    def choose(top: Scored, block: list[Scored]) -> Scored | None:
         if top.unit.header is not None:
-            continue
-        block = list({id(s): s for s in ranked if s.unit.hit.chunk.chunk_id == cid}.values())
-        found = looked_up(_rules(top, block), rows, question)
-        if found is not None and found[0] is not top:
-            out.remove(found[0])
-            out.insert(out.index(top), found[0])
-    return out
+            return None
+        found = looked_up(siblings(top, block), rows, question)
+        return None if found is None else found[0]
+
+    return chosen_first(ranked, choose)
 
 
 def rule_for(unit: Scored, scored: Sequence[Scored], question: str) -> Scored:
     """``unit``, or the rule of its block that a row among ``scored`` picks for the thing the
     question names when ``unit`` is another of those rules."""
     block = [s for s in scored if s.unit.hit is unit.unit.hit]
-    rules = _rules(unit, block)
+    rules = siblings(unit, block)
     found = looked_up(rules, table_rows(scored), question) if unit in rules else None
     return unit if found is None else found[0]
 
@@ -128,7 +118,7 @@ def lookup_answer(
     ("Tier 1 cities: up to €220 per night" and the per diem table's Berlin row); None when
     no row picks one."""
     lead = list_of(best, block)[0]
-    found = looked_up(_rules(best, block), table_rows(scored), question)
+    found = looked_up(siblings(best, block), table_rows(scored), question)
     if found is None:
         return None
     rule, row = found
