@@ -36,11 +36,11 @@ _AGE = re.compile(
     r"(?:years?|months?|weeks?|days?)[\s-]+old|how old|old enough)\b",
     re.IGNORECASE,
 )
-# "before March 2024", "before the 2025 refunds policy", "prior to 2023": the version in
-# force before that year.
+# "before March 2024", "before the 2025 refunds policy", "prior to 2023", "the pre-2020
+# terms": the version in force before that year.
 _BEFORE = re.compile(
-    r"\b(?:before|prior to)\s+(?:the\s+)?(?:(?:january|february|march|april|may|june|"
-    rf"july|august|september|october|november|december)\s+)?({YEAR})\b",
+    r"(?:\b(?:before|prior to)\s+(?:the\s+)?(?:(?:january|february|march|april|may|june|"
+    rf"july|august|september|october|november|december)\s+)?|\bpre[- ]?)({YEAR})\b",
     re.IGNORECASE,
 )
 # Words that name a document's version.
@@ -144,6 +144,13 @@ class VersionRequest:
     # "the old Tier 1 hotel cap": an earlier version of a rule named as such, not "my old
     # job" or "prior written notice" (``_OLD_RULE``).
     old_rule: bool = False
+
+    @property
+    def explicit(self) -> bool:
+        """Names its version plainly: by a date ("before 2025", "the 2019 terms") or as an
+        earlier version of a rule ("the old refund policy"); not a bare "prior" or "used to"
+        ("prior written notice", transfer.md change set 28)."""
+        return self.before is not None or (self.year is not None and self.dated) or self.old_rule
 
 
 def version_request(question: str) -> VersionRequest | None:

@@ -19,6 +19,9 @@ from datetime import date
 from docent.contracts import Hit
 from docent.versions import VersionRequest, current_successor, names_version
 
+# A question about a past version keeps that version's best passages among those passed on.
+NAMED_KEPT = 2
+
 
 def supersession_order(hits: Sequence[Hit], asked_for: VersionRequest | None = None) -> list[Hit]:
     """Move each superseded hit below every present hit of its successor document, keeping
@@ -102,8 +105,43 @@ def cut(
             and j not in keep
         )
         del keep[top_k:]
+    if asked_for is not None and asked_for.explicit:
+        keep = _with_named_version(keep, hits, threshold, top_k, asked_for, effective)
     chosen = set(keep)
     return [hits[i] for i in sorted(chosen)], [h for i, h in enumerate(hits) if i not in chosen]
+
+
+def _with_named_version(
+    keep: list[int],
+    hits: Sequence[Hit],
+    threshold: float,
+    top_k: int,
+    asked_for: VersionRequest,
+    effective: dict[str, date | None],
+) -> list[int]:
+    """``keep`` with the best ``NAMED_KEPT`` passages of the version the question asks for
+    among them (when they clear the bar), in place of the lowest-ranked others: today's
+    wording of a section usually outranks its old version's, and the answerer can quote
+    only the passages passed on ("In the pre-2020 GitHub terms, what kind of promotion was
+    allowed in a README?" had the 2019 terms' passages sixth and later)."""
+
+    def named(i: int) -> bool:
+        chunk = hits[i].chunk
+        successor = chunk.superseded_by
+        return names_version(asked_for, chunk, effective.get(successor) if successor else None)
+
+    wanted = [i for i, h in enumerate(hits) if passes(h, threshold) and named(i)][:NAMED_KEPT]
+    kept = list(keep)
+    for i in wanted:
+        if i in kept:
+            continue
+        others = [j for j in kept if not named(j)]
+        if len(kept) >= top_k and not others:
+            break
+        if len(kept) >= top_k:
+            kept.remove(others[-1])
+        kept.append(i)
+    return kept
 
 
 def _replaced_by(

@@ -24,3 +24,12 @@ def rrf(rankings: Sequence[Sequence[str]], k: int = 60) -> list[tuple[str, float
             first_seen.setdefault(item, len(first_seen))
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
     return sorted(scores.items(), key=lambda pair: (-pair[1], first_seen[pair[0]]))
+
+
+def best_ranks(*rankings: Sequence[str]) -> dict[str, int]:
+    """Each id's best (lowest) place over ``rankings``, places from 1."""
+    best: dict[str, int] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            best[item] = min(rank, best.get(item, rank))
+    return best

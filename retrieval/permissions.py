@@ -56,6 +56,7 @@ class AccessColumns:
     pairs: tuple[tuple[str, tuple[str, ...]], ...]
     pair_of: NDArray[np.int64]  # per chunk: its index into ``pairs``
     pending: NDArray[np.bool_]
+    status: NDArray[np.str_]
     position: Mapping[str, int]
 
     @classmethod
@@ -72,6 +73,7 @@ class AccessColumns:
             pending=np.fromiter(
                 (c.status == PENDING for c in chunks), dtype=np.bool_, count=len(chunks)
             ),
+            status=np.array([c.status for c in chunks], dtype=np.str_),
             position={c.chunk_id: i for i, c in enumerate(chunks)},
         )
 
@@ -95,15 +97,19 @@ class AccessColumns:
     def mask_for(self, access: AccessFilter) -> NDArray[np.bool_]:
         if access.denies_all:
             return np.zeros(len(self.pair_of), dtype=np.bool_)
-        # Status and exclusions are columns of their own; the pair test is the shared rule.
+        # Status and exclusions are columns of their own; the pair test is the shared rule
+        # (read with the status asked for, if any, so that only the column decides it).
+        status = access.status or ""
         allowed = np.fromiter(
-            (access.allows_fields(level, groups, "", "") for level, groups in self.pairs),
+            (access.allows_fields(level, groups, status, "") for level, groups in self.pairs),
             dtype=np.bool_,
             count=len(self.pairs),
         )
         mask: NDArray[np.bool_] = allowed[self.pair_of] if len(self.pairs) else allowed[:0]
         if not access.include_pending:
             mask = mask & ~self.pending
+        if access.status is not None:
+            mask = mask & (self.status == access.status)
         excluded = [self.position[c] for c in access.exclude_chunk_ids if c in self.position]
         if excluded:
             mask = mask.copy()

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from types import MappingProxyType
 
@@ -32,7 +32,7 @@ from docent.scope import Collections, NamedCollection
 from docent.versions import version_request, without_year
 from retrieval.cut import cut, supersession_order
 from retrieval.errors import EmptyQuery
-from retrieval.fusion import rrf
+from retrieval.fusion import best_ranks, rrf
 from retrieval.keyword import KeywordIndex
 from retrieval.order import EvidenceOrder
 from retrieval.permissions import access_filter
@@ -48,6 +48,10 @@ STAGES = ("bm25", "vector", "fused", "reranked")
 # A question scoped to one collection fetches each leg this many times as deep, so a small
 # collection is not crowded out of the legs by the rest of the corpus.
 SCOPED_FETCH = 4
+# A question about a past version also searches the superseded passages alone, this deep
+# per leg: today's wording of a section outnumbers the old one in a whole-index search
+# (``tests/retrieval/test_past_version_search.py``).
+PAST_FETCH = 10
 
 
 @dataclass(frozen=True)
@@ -248,10 +252,11 @@ class Searcher:
         acl = access_filter(
             principal, self.levels, include_pending=include_pending, exclude_chunk_ids=excluded
         )
-        bm25_hits, vector_hits = self._legs(question, acl, version, clock)
+        request = version_request(question.text)
+        legs = self._legs(question, acl, version, clock, past=request is not None)
         with clock.stage("fuse"):
             allowed = _Allowed(acl, principal.user_id)
-            fusion = self._fuse(bm25_hits, vector_hits, allowed, question.scope)
+            fusion = self._fuse(legs, allowed, question.scope)
         with clock.stage("rerank"):
             # Within a named collection its name tells none of its passages apart; a year
             # naming a version is read from the documents' dates, not their wording.
@@ -261,7 +266,6 @@ class Searcher:
                 reranked = self.order.order(meaning, reranked, self.words)
         with clock.stage("cut"):
             readable = [h for h in reranked if allowed(h.chunk) and question.in_period(h.chunk)]
-            request = version_request(question.text)
             ordered = supersession_order(readable, request)
             kept, dropped = cut(ordered, threshold, top_k, request)
 
@@ -274,22 +278,31 @@ class Searcher:
         return kept, dropped, version, stages
 
     def _legs(
-        self, question: _Question, acl: AccessFilter, version: int, clock: _Clock
-    ) -> tuple[list[tuple[Chunk, float]], list[tuple[Chunk, float]]]:
-        """The BM25 leg and the vector leg, each with the permission filter inside."""
+        self, question: _Question, acl: AccessFilter, version: int, clock: _Clock, *, past: bool
+    ) -> _Legs:
+        """The BM25 leg and the vector leg, each with the permission filter inside; for a
+        question about a past version (``past``), each once more over the superseded
+        passages alone (the same filter, narrowed to that status)."""
+        old = replace(acl, status="superseded") if past else None
         with clock.stage("keyword_refresh"):
             snapshot = self.keyword.refresh(version)
         with clock.stage("bm25"):
-            mask = snapshot.access.mask_for(acl)
             depth = self.leg_top_n * (SCOPED_FETCH if question.scope else 1)
-            bm25_hits = snapshot.search(question.text, mask, depth)
+            bm25_hits = snapshot.search(question.text, snapshot.access.mask_for(acl), depth)
+            old_bm25 = (
+                snapshot.search(question.text, snapshot.access.mask_for(old), PAST_FETCH)
+                if old is not None
+                else []
+            )
             if snapshot.version != version:
                 bm25_hits = self._read_back(bm25_hits, acl)
+                old_bm25 = self._read_back(old_bm25, old) if old is not None else []
         with clock.stage("embed"):
             query_vector = self.embedder.embed([without_year(question.text, question.later)])[0]
         with clock.stage("vector"):
             vector_hits = self.index.search(query_vector, acl, depth)
-        return bm25_hits, vector_hits
+            old_vector = self.index.search(query_vector, old, PAST_FETCH) if old is not None else []
+        return _Legs(bm25_hits, vector_hits, old_bm25, old_vector)
 
     def _read_back(
         self, bm25_hits: list[tuple[Chunk, float]], acl: AccessFilter
@@ -304,25 +317,26 @@ class Searcher:
             if c.chunk_id in fresh and acl.allows(fresh[c.chunk_id].chunk)
         ]
 
-    def _fuse(
-        self,
-        bm25_hits: list[tuple[Chunk, float]],
-        vector_hits: list[tuple[Chunk, float]],
-        allowed: _Allowed,
-        scope: NamedCollection | None,
-    ) -> _Fusion:
-        """The two legs' readable ids (within the scope), fused by RRF into candidates."""
-        # A question naming one collection is answered from its documents only.
-        bm25_ids = [c.chunk_id for c, _ in bm25_hits if allowed(c) and _within(scope, c.source)]
-        vector_ids = [c.chunk_id for c, _ in vector_hits if allowed(c) and _within(scope, c.source)]
-        # As deep as an unscoped leg, once the other collections are gone.
-        bm25_ids, vector_ids = bm25_ids[: self.leg_top_n], vector_ids[: self.leg_top_n]
-        fused = rrf([bm25_ids, vector_ids], self.rrf_k)[: self.fused_top_m]
-        chunks: dict[str, Chunk] = {c.chunk_id: c for c, _ in bm25_hits}
+    def _fuse(self, legs: _Legs, allowed: _Allowed, scope: NamedCollection | None) -> _Fusion:
+        """The legs' readable ids (within the scope), fused by RRF into candidates. A
+        passage found by a leg over the superseded passages alone counts that leg's rank
+        where it is the better one (it is what the past-version question searched)."""
+
+        def ids(hits: Sequence[tuple[Chunk, float]]) -> list[str]:
+            # A question naming one collection is answered from its documents only; as deep
+            # as an unscoped leg once the other collections are gone.
+            kept = [c.chunk_id for c, _ in hits if allowed(c) and _within(scope, c.source)]
+            return kept[: self.leg_top_n]
+
+        bm25_ids, vector_ids = ids(legs.bm25), ids(legs.vector)
+        old_bm25_ids, old_vector_ids = ids(legs.old_bm25), ids(legs.old_vector)
+        ranked = [bm25_ids, vector_ids, old_bm25_ids, old_vector_ids]
+        fused = rrf([r for r in ranked if r], self.rrf_k)[: self.fused_top_m]
+        chunks: dict[str, Chunk] = {c.chunk_id: c for c, _ in [*legs.bm25, *legs.old_bm25]}
         # The vector leg read Qdrant just now: its payload (status) is the fresher.
-        chunks.update((c.chunk_id, c) for c, _ in vector_hits)
-        bm25_rank = {cid: r for r, cid in enumerate(bm25_ids, start=1)}
-        vector_rank = {cid: r for r, cid in enumerate(vector_ids, start=1)}
+        chunks.update((c.chunk_id, c) for c, _ in [*legs.vector, *legs.old_vector])
+        bm25_rank = best_ranks(bm25_ids, old_bm25_ids)
+        vector_rank = best_ranks(vector_ids, old_vector_ids)
         candidates = [
             Hit(
                 chunk=chunks[cid],
@@ -335,6 +349,17 @@ class Searcher:
             for rank, (cid, score) in enumerate(fused, start=1)
         ]
         return _Fusion(tuple(bm25_ids), tuple(vector_ids), fused, candidates)
+
+
+@dataclass(frozen=True)
+class _Legs:
+    """Each first-stage leg's hits; the ``old_`` ones over the superseded passages alone
+    (empty unless the question asks about a past version)."""
+
+    bm25: list[tuple[Chunk, float]]
+    vector: list[tuple[Chunk, float]]
+    old_bm25: list[tuple[Chunk, float]]
+    old_vector: list[tuple[Chunk, float]]
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,9 @@ class AccessFilter:
     groups: frozenset[str] = frozenset()
     include_pending: bool = False
     exclude_chunk_ids: frozenset[str] = frozenset()
+    # Only chunks of this status (None: any): a question about a past version also searches
+    # the superseded chunks alone, which today's wording outnumbers in a whole-index search.
+    status: str | None = None
 
     @classmethod
     def for_principal(
@@ -54,6 +57,7 @@ class AccessFilter:
             and (not required or bool(required & self.groups))
             and (self.include_pending or status != PENDING)
             and chunk_id not in self.exclude_chunk_ids
+            and (self.status is None or status == self.status)
         )
 
     def allows(self, chunk: Chunk) -> bool:

@@ -42,7 +42,7 @@ class FilterTerms(Protocol):
 def access_filter(access: AccessFilter, terms: FilterTerms) -> Any:
     """The access filter as the engine's typed filter (never a string, never a post-filter):
     a readable level, no groups or a shared one, no pending chunk unless asked, no excluded
-    id. Reads nothing when no level is readable."""
+    id, the one status asked for (if any). Reads nothing when no level is readable."""
     if access.denies_all:
         return terms.where([terms.match_any("access_level", [])])
     # IsEmpty covers a missing field, null and [] alike: a chunk naming no groups is open.
@@ -50,6 +50,8 @@ def access_filter(access: AccessFilter, terms: FilterTerms) -> Any:
     if access.groups:
         options.append(terms.match_any("groups", sorted(access.groups)))
     must = [terms.match_any("access_level", list(access.levels)), terms.any_of(options)]
+    if access.status is not None:
+        must.append(terms.match_value("status", access.status))
     must_not = []
     if not access.include_pending:
         must_not.append(terms.match_value("status", PENDING))

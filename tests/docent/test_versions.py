@@ -29,6 +29,10 @@ from tests.render.builders import make_chunk
         ("Can I keep my original plan price after the change?", None),
         ("What was the original refund window?", VersionRequest(older=True)),
         ("What were the rules before 2025?", VersionRequest(before=2025, older=True)),
+        # "pre-2020" is "before 2020", not the version in force in 2020.
+        ("In the pre-2020 terms, what was allowed?", VersionRequest(before=2020, older=True)),
+        ("What did the pre 2020 policy say?", VersionRequest(before=2020, older=True)),
+        ("What was the prepaid 2020 plan?", VersionRequest(year=2020, dated=True)),
         ("How many days of annual leave do I get?", None),
         ("Which public holidays are there in 2026?", VersionRequest(year=2026)),
         # A question asked in the past tense names the rule in force that year …
@@ -158,3 +162,12 @@ def test_an_amount_is_no_year(question: str) -> None:
     """A user pass: "a refund of 2022 euros" got the superseded 2022 approval limit as a
     checked answer; "a 2019 EUR expense claim" was told that version is missing."""
     assert version_request(question) is None
+
+
+def test_only_a_version_named_plainly_is_explicit() -> None:
+    assert VersionRequest(before=2020, older=True).explicit
+    assert VersionRequest(year=2019, dated=True).explicit
+    assert VersionRequest(older=True, old_rule=True).explicit
+    # "Which public holidays are there in 2026?", "prior written notice": not plainly.
+    assert not VersionRequest(year=2026).explicit
+    assert not VersionRequest(older=True).explicit

@@ -169,3 +169,35 @@ def test_a_chain_of_versions_is_followed_to_the_one_in_force() -> None:
     flat = replace(oldest, chunk=replace(oldest.chunk, heading_path=("p2022",)))
     kept, _ = cut([flat, middle, newest], threshold=0.4, top_k=5)
     assert kept == []
+
+
+def test_a_question_naming_a_past_version_keeps_its_best_passages_in_view() -> None:
+    """Today's wording of a section outranks its old version's: the old passages sixth and
+    later could never be quoted ("In the pre-2020 GitHub terms, ... in a README?")."""
+    from docent.versions import VersionRequest
+
+    current = [version(f"terms-{i}.md", 0.9 - i / 100, 0, f"Part {i}") for i in range(5)]
+    old_a = version("terms-2023.md", 0.6, 7, "Advertising", superseded_by="terms.md")
+    old_b = version("terms-2023.md", 0.55, 8, "Pages", superseded_by="terms.md")
+    old_c = version("terms-2023.md", 0.5, 9, "Other", superseded_by="terms.md")
+    low = version("terms-2023.md", 0.1, 10, "Below the bar", superseded_by="terms.md")
+    hits = [*current, old_a, old_b, old_c, low]
+    dated = VersionRequest(before=2024, older=True)  # the 2023 version
+    kept, dropped = cut(hits, threshold=0.4, top_k=5, asked_for=dated)
+    # The two best of that version take the places of the two lowest-ranked others.
+    assert ids(kept) == [
+        "terms-0.md#0",
+        "terms-1.md#0",
+        "terms-2.md#0",
+        "terms-2023.md#7",
+        "terms-2023.md#8",
+    ]
+    assert "terms-2023.md#9" in ids(dropped) and "terms-2023.md#10" in ids(dropped)
+    # A bare "prior" or "used to" names no version plainly ("prior written notice"), and a
+    # question naming none keeps the usual top five.
+    for loose in (VersionRequest(older=True), None):
+        kept, _ = cut(hits, threshold=0.4, top_k=5, asked_for=loose)
+        assert ids(kept) == [f"terms-{i}.md#0" for i in range(5)]
+    # Below the bar, an old passage is not kept for being of that version.
+    kept, _ = cut([*current, low], threshold=0.4, top_k=5, asked_for=dated)
+    assert "terms-2023.md#10" not in ids(kept)

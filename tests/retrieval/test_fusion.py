@@ -54,3 +54,10 @@ def test_empty_and_invalid() -> None:
     assert rrf([[], []]) == []
     with pytest.raises(ValueError, match="k must be 0 or more"):
         rrf([["a"]], k=-1)
+
+
+def test_best_ranks_keeps_each_ids_best_place() -> None:
+    from retrieval.fusion import best_ranks
+
+    assert best_ranks(["a", "b", "c"], ["c", "d"], []) == {"a": 1, "b": 2, "c": 1, "d": 2}
+    assert best_ranks() == {}

@@ -4,6 +4,7 @@ adapter's translation of the filter is checked in ``tests/store/test_access_cont
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import numpy as np
@@ -95,3 +96,29 @@ def test_configured_levels_replace_the_defaults() -> None:
     # confidential/restricted are unknown under these levels: denied even to the top level.
     assert not any(cid.startswith(("confidential-", "restricted-")) for cid in got)
     assert mask_ids(Principal("c", "confidential"), True, frozenset(), levels) == set()
+
+
+@pytest.mark.parametrize("include_pending", [False, True])
+def test_a_mask_narrowed_to_one_status_keeps_every_other_rule(include_pending: bool) -> None:
+    excluded = frozenset({"employee-open-superseded.md#0"})
+    columns = AccessColumns.of(CHUNKS)
+    for clearance, groups in itertools.product(CLEARANCES, ASKER_GROUPS):
+        principal = Principal("u", clearance, groups)
+        base = access_filter(
+            principal, DEFAULT_LEVELS, include_pending=include_pending, exclude_chunk_ids=excluded
+        )
+        for status in ("current", "pending", "superseded"):
+            want = {
+                c.chunk_id
+                for c in CHUNKS
+                if c.chunk_id in expected_ids(principal, include_pending, excluded)
+                and c.status == status
+            }
+            mask = columns.mask_for(dataclasses.replace(base, status=status))
+            got = {c.chunk_id for c, ok in zip(CHUNKS, mask, strict=True) if ok}
+            assert got == want, (clearance, groups, status)
+    wide = access_filter(Principal("r", "restricted"), DEFAULT_LEVELS, include_pending=False)
+    mask = columns.mask_for(dataclasses.replace(wide, status="superseded"))
+    assert mask.sum() > 1 and all(
+        c.status == "superseded" for c, ok in zip(CHUNKS, mask, strict=True) if ok
+    )

@@ -4,6 +4,7 @@ with over-level, group-only and no-match probes (no hit above the asker, ever)."
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import pytest
@@ -141,3 +142,42 @@ def test_a_chunk_naming_no_groups_is_open_however_it_is_written(index: ChunkInde
     )
     assert seen(index, employee)[0] == {"bare.md#0"}
     assert seen(index, public) == (set(), set(), 0)
+
+
+@pytest.mark.parametrize("include_pending", [False, True])
+def test_a_filter_narrowed_to_one_status_keeps_every_other_rule(
+    filled: ChunkIndex, include_pending: bool
+) -> None:
+    # A past-version question also searches the superseded passages alone: the narrowing
+    # must never widen what the asker may read (levels, groups, pending, exclusions).
+    excluded = frozenset({"employee-open-superseded.md#0"})
+    for clearance, groups in itertools.product(CLEARANCES, ASKER_GROUPS):
+        principal = Principal("u", clearance, groups)
+        for status in STATUSES:
+            want = {
+                cid
+                for cid in expected(principal, include_pending, excluded)
+                if cid.endswith(f"-{status}.md#0")
+            }
+            access = dataclasses.replace(
+                AccessFilter.for_principal(
+                    principal,
+                    DEFAULT_LEVELS,
+                    include_pending=include_pending,
+                    exclude_chunk_ids=excluded,
+                ),
+                status=status,
+            )
+            scrolled, searched, count = seen(filled, access)
+            assert scrolled == searched == want, (clearance, groups, status)
+            assert count == len(want)
+            assert {c.chunk_id for c in CHUNKS if access.allows(c)} == want
+    # Not vacuous: the top clearance reads superseded chunks of several levels and groups.
+    top = AccessFilter.for_principal(
+        Principal("r", "restricted", frozenset({"hr", "legal"})),
+        DEFAULT_LEVELS,
+        include_pending=False,
+    )
+    got, _, _ = seen(filled, dataclasses.replace(top, status="superseded"))
+    assert {"public-open-superseded.md#0", "restricted-hr+legal-superseded.md#0"} <= got
+    assert not any(cid.endswith(("-current.md#0", "-pending.md#0")) for cid in got)
