@@ -218,4 +218,23 @@ def band_first(ranked: Sequence[Scored], question: str) -> list[Scored]:
     €2,500 also need …" for "a claim of €3,000"): what a non-answer highlights."""
     if not quantities(question):
         return list(ranked)
-    return chosen_first(ranked, lambda top, block: band_pick(question, siblings(top, block)))
+
+    def chosen(top: Scored, block: list[Scored]) -> Scored | None:
+        items = siblings(top, block)
+        return band_pick(question, items) or lone_bound(question, items)
+
+    return chosen_first(ranked, chosen)
+
+
+def lone_bound(question: str, siblings: Sequence[Scored]) -> Scored | None:
+    """The one sibling that states a bound in the unit of a quantity the question states,
+    when no other sibling states one in that unit: where the question's figure is tested
+    ("a nice dinner, maybe $200 ... do I need sign-off?" against "for any expenses exceeding
+    $150, you'll need approval", fourth of its passage's units by meaning). Only what a
+    non-answer highlights: it does not say on which side of the bound the figure falls."""
+    stated = [bands(s.unit.text) for s in siblings]
+    for q in quantities(question):
+        bounding = [n for n, each in enumerate(stated) if any(b.unit == q.unit for b in each)]
+        if len(bounding) == 1:
+            return siblings[bounding[0]]
+    return None

@@ -224,3 +224,36 @@ def test_a_non_answer_marks_the_sentence_whose_bound_holds_the_figure() -> None:
     for amount, marked in (("€3,000", 1), ("€300", 0)):
         prompt = render(f"Who approves an expense claim of {amount}?", [block], 2000)
         assert shut.generate(prompt, prompt.kept).pointers[0][1] == list(units)[marked]
+
+
+def test_a_non_answer_marks_the_one_sentence_that_bounds_the_figure() -> None:
+    """Found on ../shared/corpora: "a nice dinner, maybe $200 ... do I need anyone's
+    sign-off?" marked three sentences of the gifts policy, none of them "for any expenses
+    exceeding $150, you'll need approval" (fourth by meaning). A lone bound in the figure's
+    unit is marked first, on either side of it; a bound in another unit is not."""
+    units = {
+        "If you plan to give an informal gift, follow the process below.": 0.62,
+        "Dinner with a customer might seem trivial but can carry great value.": 0.6,
+        "Always ask what their own rules allow.": 0.55,
+        "For any expenses exceeding $150, you will need approval from Legal in writing.": 0.5,
+        "Trips longer than 3 days are reviewed by Finance.": 0.45,
+    }
+    block = make_hit(
+        "gifts.md#2",
+        " ".join(units),
+        sentences=tuple(units),
+        unit_scores=tuple(units.values()),
+        score=0.7,
+        heading_path=("Gifts and Entertainment", "Process"),
+    )
+    shut = ExtractiveGenerator(gate=AnswerGate(threshold=1.0))
+    for question, marked in (
+        ("I want to take a customer to dinner, maybe $200. Do I need sign-off?", 3),
+        ("Is a $40 lunch with a customer fine without approval?", 3),
+        ("Can I take a customer to dinner on a 2 day trip?", 4),  # the bound in days
+    ):
+        prompt = render(question, [block], 2000)
+        assert shut.generate(prompt, prompt.kept).pointers[0][1] == list(units)[marked], question
+    # No figure: meaning and shared words decide, not a bound.
+    prompt = render("Can I take a customer to dinner?", [block], 2000)
+    assert shut.generate(prompt, prompt.kept).pointers[0][1] == list(units)[1]
