@@ -38,13 +38,15 @@ _AGE = re.compile(
 )
 # "before March 2024", "before the 2025 refunds policy", "prior to 2023", "the pre-2020
 # terms": the version in force before that year.
-_BEFORE = re.compile(
-    r"(?:\b(?:before|prior to)\s+(?:the\s+)?(?:(?:january|february|march|april|may|june|"
-    rf"july|august|september|october|november|december)\s+)?|\bpre[- ]?)({YEAR})\b",
-    re.IGNORECASE,
-)
 # Words that name a document's version.
 _NOUNS = r"(?:policy|policies|version|rules?|terms|statement|guidelines?|handbook|pricing|plan)"
+_BEFORE = re.compile(
+    r"\b(?:before|prior to)\s+(?:the\s+)?(?:(?:january|february|march|april|may|june|"
+    rf"july|august|september|october|november|december)\s+)?({YEAR})\b"
+    # "the pre-2020 terms", "pre-2020 GitHub terms" (not "hired pre-2020", "pre-2020 laptops").
+    rf"|\bpre[- ]?({YEAR})\s+(?:[\w'-]+\s+){{0,2}}?{_NOUNS}\b",
+    re.IGNORECASE,
+)
 _VERSIONISH = re.compile(
     rf"\b({_NOUNS}|prices?|plans|in|under|from|of|back|was|were)\b", re.IGNORECASE
 )
@@ -157,7 +159,7 @@ def version_request(question: str) -> VersionRequest | None:
     """The past version a question asks about, or None for the ordinary (current) question."""
     before = _BEFORE.search(question)
     if before:
-        return VersionRequest(before=int(before.group(1)), older=True)
+        return VersionRequest(before=int(before.group(1) or before.group(2)), older=True)
     dated = _DATED.search(question)  # "the 2022 policy": a version, whatever the tense
     named = dated is not None
     asker = {m.group(1) for m in _ASKER_EVENT.finditer(question)} | _scene_years(question)

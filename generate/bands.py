@@ -233,8 +233,10 @@ def lone_bound(question: str, siblings: Sequence[Scored]) -> Scored | None:
     $150, you'll need approval", fourth of its passage's units by meaning). Only what a
     non-answer highlights: it does not say on which side of the bound the figure falls."""
     stated = [bands(s.unit.text) for s in siblings]
+    picks: set[int] = set()
     for q in quantities(question):
         bounding = [n for n, each in enumerate(stated) if any(b.unit == q.unit for b in each)]
         if len(bounding) == 1:
-            return siblings[bounding[0]]
-    return None
+            picks.add(bounding[0])
+    # Two figures pointing at two sentences ("3 years here; can I spend $80?"): no pick.
+    return siblings[picks.pop()] if len(picks) == 1 else None

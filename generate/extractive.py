@@ -182,7 +182,9 @@ class ExtractiveGenerator:
             for unit in units_of(hit)
         ]
 
-    def _best(self, scored: Sequence[Scored], expectation: Expectation) -> Scored | None:
+    def _best(
+        self, scored: Sequence[Scored], expectation: Expectation, *, gated: bool = True
+    ) -> Scored | None:
         # A figure question is answered only by a unit with that kind of figure (or a
         # lead-in whose items give it).
         answering = [
@@ -204,8 +206,12 @@ class ExtractiveGenerator:
             and self.weights.min_score - slack <= s.score < self.weights.min_score
         ]
         # The asked type first: a "how many days" question is answered by a unit with a
-        # number of days when one qualifies, however well a "3 months" unit scores.
-        if any(carries_type(s) for s in answering):
+        # number of days when one qualifies, however well a "3 months" unit scores. Of no
+        # particular kind, that type is a rule word ("must"), which the gate weighs; shown
+        # ungated (a past version), the unit the meaning points to most is quoted (a
+        # "require" item was quoted over the sentence naming the agreements asked about).
+        typed_first = gated or expectation.kind != "other"
+        if typed_first and any(carries_type(s) for s in answering):
             answering = [s for s in answering if carries_type(s)]
         # A rule before a worked example of it, whose figures are someone's case.
         stated = [s for s in answering if not in_example(s.unit)]
@@ -268,7 +274,7 @@ class ExtractiveGenerator:
             if names_version(request, h.chunk, effective.get(h.chunk.superseded_by or ""))
         ]
         old_scored = self._score(old_hits, asked)
-        old = self._best(old_scored, asked.expectation)
+        old = self._best(old_scored, asked.expectation, gated=False)
         if old is not None:
             old = band_choice(old, old_scored, asked.question)
         if old is None:

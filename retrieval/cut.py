@@ -135,11 +135,13 @@ def _with_named_version(
     for i in wanted:
         if i in kept:
             continue
-        others = [j for j in kept if not named(j)]
-        if len(kept) >= top_k and not others:
-            break
         if len(kept) >= top_k:
-            kept.remove(others[-1])
+            others = [j for j in kept if not named(j)]
+            if not others:
+                break
+            # A passage below the bar (a successor's section kept in an old one's place)
+            # goes first, then the lowest-ranked.
+            kept.remove(max(others, key=lambda j: (not passes(hits[j], threshold), j)))
         kept.append(i)
     return kept
 

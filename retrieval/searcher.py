@@ -32,7 +32,7 @@ from docent.scope import Collections, NamedCollection
 from docent.versions import version_request, without_year
 from retrieval.cut import cut, supersession_order
 from retrieval.errors import EmptyQuery
-from retrieval.fusion import best_ranks, rrf
+from retrieval.fusion import best_ranks, by_place, fuse_places
 from retrieval.keyword import KeywordIndex
 from retrieval.order import EvidenceOrder
 from retrieval.permissions import access_filter
@@ -319,8 +319,8 @@ class Searcher:
 
     def _fuse(self, legs: _Legs, allowed: _Allowed, scope: NamedCollection | None) -> _Fusion:
         """The legs' readable ids (within the scope), fused by RRF into candidates. A
-        passage found by a leg over the superseded passages alone counts that leg's rank
-        where it is the better one (it is what the past-version question searched)."""
+        passage found by a leg's search over the superseded passages alone counts once, at
+        the better of that leg's two places (the past-version question searched both)."""
 
         def ids(hits: Sequence[tuple[Chunk, float]]) -> list[str]:
             # A question naming one collection is answered from its documents only; as deep
@@ -328,15 +328,13 @@ class Searcher:
             kept = [c.chunk_id for c, _ in hits if allowed(c) and _within(scope, c.source)]
             return kept[: self.leg_top_n]
 
-        bm25_ids, vector_ids = ids(legs.bm25), ids(legs.vector)
-        old_bm25_ids, old_vector_ids = ids(legs.old_bm25), ids(legs.old_vector)
-        ranked = [bm25_ids, vector_ids, old_bm25_ids, old_vector_ids]
-        fused = rrf([r for r in ranked if r], self.rrf_k)[: self.fused_top_m]
+        # Each leg counts a passage once, at the better place of its two searches.
+        bm25_rank = best_ranks(ids(legs.bm25), ids(legs.old_bm25))
+        vector_rank = best_ranks(ids(legs.vector), ids(legs.old_vector))
+        fused = fuse_places([bm25_rank, vector_rank], self.rrf_k)[: self.fused_top_m]
         chunks: dict[str, Chunk] = {c.chunk_id: c for c, _ in [*legs.bm25, *legs.old_bm25]}
         # The vector leg read Qdrant just now: its payload (status) is the fresher.
         chunks.update((c.chunk_id, c) for c, _ in [*legs.vector, *legs.old_vector])
-        bm25_rank = best_ranks(bm25_ids, old_bm25_ids)
-        vector_rank = best_ranks(vector_ids, old_vector_ids)
         candidates = [
             Hit(
                 chunk=chunks[cid],
@@ -348,7 +346,7 @@ class Searcher:
             )
             for rank, (cid, score) in enumerate(fused, start=1)
         ]
-        return _Fusion(tuple(bm25_ids), tuple(vector_ids), fused, candidates)
+        return _Fusion(by_place(bm25_rank), by_place(vector_rank), fused, candidates)
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,9 @@ from tests.render.builders import make_chunk
         ("In the pre-2020 terms, what was allowed?", VersionRequest(before=2020, older=True)),
         ("What did the pre 2020 policy say?", VersionRequest(before=2020, older=True)),
         ("What was the prepaid 2020 plan?", VersionRequest(year=2020, dated=True)),
+        # Only before a word naming a version: an asker's date or a thing's age is no version.
+        ("I was hired pre-2020; how much leave do I get now?", None),
+        ("Are pre-2020 laptops still supported?", None),
         ("How many days of annual leave do I get?", None),
         ("Which public holidays are there in 2026?", VersionRequest(year=2026)),
         # A question asked in the past tense names the rule in force that year …

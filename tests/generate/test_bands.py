@@ -254,6 +254,9 @@ def test_a_non_answer_marks_the_one_sentence_that_bounds_the_figure() -> None:
     ):
         prompt = render(question, [block], 2000)
         assert shut.generate(prompt, prompt.kept).pointers[0][1] == list(units)[marked], question
+    # Two figures, each bounded by another sentence: neither is marked for it.
+    prompt = render("Hired 3 days ago: can I take a customer to a $200 dinner?", [block], 2000)
+    assert shut.generate(prompt, prompt.kept).pointers[0][1] not in (list(units)[3:])
     # No figure: meaning and shared words decide, not a bound.
     prompt = render("Can I take a customer to dinner?", [block], 2000)
     assert shut.generate(prompt, prompt.kept).pointers[0][1] == list(units)[1]

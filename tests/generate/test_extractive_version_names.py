@@ -214,3 +214,47 @@ def test_a_past_rule_far_from_what_today_s_answer_quotes_is_not_the_answer() -> 
     assert outcome == InsufficientEvidence(UNCLEAR)
     limit = ask("How much could a support team lead approve for refunds in 2022?", [new, old])
     assert isinstance(limit, Answered) and "€500" in limit.answer
+
+
+def anti_bribery_versions() -> list[Hit]:
+    units = {
+        "Our standard resale agreements with Partners include mandatory anti-corruption "
+        "clauses.": 0.8,
+        "Going forward, our vendor contracts now require a commitment to comply with this "
+        "statement.": 0.6,
+    }
+    old = hit(
+        "anti-bribery-2019.md#6",
+        units,
+        score=0.8,
+        heading_path=("Anti-Bribery Statement", "Engaging our Partners"),
+        effective_date=date(2019, 7, 2),
+        status="superseded",
+        superseded_by="anti-bribery.md",
+        title="Anti-Bribery Statement",
+    )
+    now = hit(
+        "anti-bribery.md#6",
+        {k.replace("with Partners", "with Channel Partners"): v for k, v in units.items()},
+        rank=2,
+        score=0.78,
+        heading_path=("Anti-Bribery Statement", "Engaging our Partners"),
+        effective_date=date(2026, 3, 2),
+        title="Anti-Bribery Statement",
+    )
+    return [old, now]
+
+
+def test_a_past_version_quotes_the_unit_its_meaning_points_to_not_a_rule_word() -> None:
+    """Found with change set 40's diagnostic questions: shown without the gate, a past
+    version's answer to a question of no particular kind quoted the "require" item, below
+    the sentence naming the agreements asked about (the rule word is the gate's to weigh)."""
+    outcome = ask(
+        "In the previous version of the Anti-Bribery Statement, which standard agreements "
+        "included mandatory anti-corruption clauses?",
+        anti_bribery_versions(),
+    )
+    assert isinstance(outcome, Answered), outcome
+    old_part = outcome.answer.split("The current version")[0]
+    assert "resale agreements with Partners" in old_part
+    assert "vendor contracts" not in old_part

@@ -201,3 +201,29 @@ def test_a_question_naming_a_past_version_keeps_its_best_passages_in_view() -> N
     # Below the bar, an old passage is not kept for being of that version.
     kept, _ = cut([*current, low], threshold=0.4, top_k=5, asked_for=dated)
     assert "terms-2023.md#10" not in ids(kept)
+
+
+def test_a_named_version_takes_the_place_of_a_passage_below_the_bar_first() -> None:
+    """Found in a review: the successor's section kept in an old version's place (below the
+    bar) stayed while a passage clearing the bar was dropped for the named version."""
+    from dataclasses import replace
+    from datetime import date
+
+    from docent.versions import VersionRequest
+
+    def dated(h: Hit, year: int) -> Hit:
+        return replace(h, chunk=replace(h.chunk, effective_date=date(year, 1, 1)))
+
+    newer_old = dated(
+        version("terms-2021.md", 0.9, 0, "Advertising", superseded_by="terms.md"), 2021
+    )
+    other = version("other.md", 0.8, 0, "Part 0")
+    other_next = version("other.md", 0.75, 1, "Part 1")
+    named = dated(version("terms-2019.md", 0.6, 0, "Pages", superseded_by="terms.md"), 2019)
+    successor = version("terms.md", 0.1, 0, "Advertising")
+    hits = [newer_old, other, other_next, named, successor]
+    kept, dropped = cut(hits, 0.4, 3, asked_for=VersionRequest(before=2020, older=True))
+    # 2021 is not the version asked for; its successor's section stands in, below the bar.
+    assert "terms-2021.md#0" in ids(dropped)
+    assert ids(kept) == ["other.md#0", "other.md#1", "terms-2019.md#0"]
+    assert "terms.md#0" in ids(dropped)

@@ -2,7 +2,12 @@
 
 import pytest
 
-from retrieval.fusion import rrf
+from retrieval.fusion import best_ranks, fuse_places
+
+
+def rrf(rankings: list[list[str]], k: int = 60) -> list[tuple[str, float]]:
+    """Reciprocal rank fusion of plain rankings, as the searcher fuses its two legs."""
+    return fuse_places([best_ranks(ranking) for ranking in rankings], k)
 
 
 def test_rrf_matches_a_hand_computed_example() -> None:
@@ -57,7 +62,16 @@ def test_empty_and_invalid() -> None:
 
 
 def test_best_ranks_keeps_each_ids_best_place() -> None:
-    from retrieval.fusion import best_ranks
-
     assert best_ranks(["a", "b", "c"], ["c", "d"], []) == {"a": 1, "b": 2, "c": 1, "d": 2}
     assert best_ranks() == {}
+
+
+def test_a_leg_searched_twice_counts_each_id_once_at_its_better_place() -> None:
+    # A past-version question: the whole index, then the superseded passages alone.
+    keyword = best_ranks(["now-1", "now-2", "old-1"], ["old-1", "old-2"])
+    vector = best_ranks(["now-2", "old-1"], ["old-1"])
+    assert keyword == {"now-1": 1, "now-2": 2, "old-1": 1, "old-2": 2}
+    fused = dict(fuse_places([keyword, vector], k=60))
+    # Not 1/61 per search of each leg (four terms): one term per leg.
+    assert fused["old-1"] == pytest.approx(2 / 61)
+    assert fused["now-2"] == pytest.approx(1 / 62 + 1 / 61)

@@ -107,7 +107,9 @@ def test_a_past_version_question_finds_the_old_passage_a_whole_index_search_miss
     assert found.bm25_rank == 1 or found.vector_rank == 1
 
 
-def test_the_search_over_old_versions_keeps_the_askers_access(shallow: Searcher) -> None:
+def test_the_search_over_old_versions_keeps_the_askers_access(
+    shallow: Searcher, caplog: pytest.LogCaptureFixture
+) -> None:
     question = "What did the 2019 privacy statement say about cookies?"
     # Not vacuous: the confidential old version is found for a reader cleared for it ...
     assert SECRET_ID in seen(shallow.search(question, CONFIDENTIAL))
@@ -115,3 +117,5 @@ def test_the_search_over_old_versions_keeps_the_askers_access(shallow: Searcher)
     result = shallow.search(question, EMPLOYEE)
     assert SECRET_ID not in seen(result)
     assert all("board-only" not in h.chunk.text for h in (*result.hits, *result.cut))
+    # The narrowed filter did the work: the searcher's last check caught nothing.
+    assert "permission filter let chunk" not in caplog.text
