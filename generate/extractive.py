@@ -37,13 +37,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from docent.contracts import Hit, InsufficientEvidence, Outcome
-from docent.versions import (
-    VersionRequest,
-    current_successor,
-    names_version,
-    version_missing,
-    version_request,
-)
+from docent.versions import VersionRequest, current_successor, version_missing, version_request
 from generate.answer_gate import AnswerGate, case_signals
 from generate.answer_types import wants_figure
 from generate.bands import band_answer, band_choice
@@ -68,7 +62,13 @@ from generate.unit_scoring import (
     score_unit,
     units_of,
 )
-from generate.version_answers import beside, now_beside, unmentioned_names, version_quote
+from generate.version_answers import (
+    beside,
+    now_beside,
+    unmentioned_names,
+    version_hits,
+    version_quote,
+)
 from generate.working import gate_record, working
 from render.prompt import RenderedPrompt
 
@@ -267,12 +267,7 @@ class ExtractiveGenerator:
         rule beside it, and that current unit when it reads as the old one did; None when
         no hit is from such a version (answer as usual); unclear when none of its units
         answers, or it never names what the question does."""
-        effective = {h.chunk.source: h.chunk.effective_date for h in hits}
-        old_hits = [
-            h
-            for h in hits
-            if names_version(request, h.chunk, effective.get(h.chunk.superseded_by or ""))
-        ]
+        old_hits = version_hits(request, asked.question, hits)
         old_scored = self._score(old_hits, asked)
         old = self._best(old_scored, asked.expectation, gated=False)
         if old is not None:

@@ -7,8 +7,9 @@ Porto row beside the Tier 1 cap).
 Only a sure pick: a row whose own cell is a word or phrase of the question, another cell of
 which is word for word in the label (the text before the colon) of exactly one rule; rows
 naming the thing that point at different rules ("in Germany": Berlin is Tier 1, Hamburg Tier
-2) pick none. A thing no row names is not looked up ("Any city not listed … counts as Tier
-2" is the document's rule, not a row's).
+2) pick none. A thing no row names is not looked up in a row; what a non-answer marks for it
+is the block's rule for things not listed ("a hotel in Zurich": "Any city not listed in the
+per diem table counts as Tier 2", not the Tier 1 cap it marked first by meaning).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 
 from docent.contracts import Hit, Outcome
 from generate.lists import chosen_first, list_of, siblings
+from generate.names import capitalised_names, holds_name
 from generate.outcomes import answered
 from generate.tables import cells
 from generate.text import content_words
@@ -25,6 +27,8 @@ from generate.unit_scoring import Scored
 
 _LABEL = re.compile(r"^\s*(?:[-*•]\s*)?([^:]{2,60}):\s")
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
+# A rule for what a list or table leaves out: "Any city not listed … counts as Tier 2".
+_UNLISTED = re.compile(r"\b(?:not (?:listed|named|shown|included) in|unlisted)\b", re.I)
 MAX_NAME_WORDS = 3
 
 
@@ -85,16 +89,31 @@ def lookup_first(ranked: Sequence[Scored], question: str) -> list[Scored]:
     among ``ranked`` picks for the thing the question names moved to just before that
     block's best unit: what a non-answer highlights in the passage."""
     rows = table_rows(ranked)
-    if not rows:
-        return list(ranked)
+    unnamed = unlisted_names(question, ranked)
 
     def choose(top: Scored, block: list[Scored]) -> Scored | None:
         if top.unit.header is not None:
             return None
-        found = looked_up(siblings(top, block), rows, question)
-        return None if found is None else found[0]
+        found = looked_up(siblings(top, block), rows, question) if rows else None
+        if found is not None:
+            return found[0]
+        return unlisted_rule(siblings(top, block)) if unnamed else None
 
     return chosen_first(ranked, choose)
+
+
+def unlisted_names(question: str, considered: Sequence[Scored]) -> list[str]:
+    """The names the question gives (capitalised words inside it) that no unit considered
+    holds, in their passages' headings either: things the documents do not list."""
+    text = " ".join(f"{s.unit.text} {' '.join(s.unit.hit.chunk.heading_path)}" for s in considered)
+    return sorted(n for n in capitalised_names(question) if not holds_name(text, n))
+
+
+def unlisted_rule(rules: Sequence[Scored]) -> Scored | None:
+    """The one of ``rules`` (a block's siblings) that says what applies to things not
+    listed; None when none or several do."""
+    found = [s for s in rules if _UNLISTED.search(s.unit.text)]
+    return found[0] if len(found) == 1 else None
 
 
 def rule_for(unit: Scored, scored: Sequence[Scored], question: str) -> Scored:

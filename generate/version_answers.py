@@ -4,15 +4,17 @@ effective date."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from docent.contracts import Hit, Outcome
+from docent.versions import VersionRequest, names_version
 from generate.companions import continuation
+from generate.names import capitalised_names, holds_name
 from generate.outcomes import CURRENT_LABEL, answered
 from generate.question_types import Expectation
 from generate.quoting import cite, under_heading
 from generate.table_answers import rows_asked
+from generate.text import content_words
 from generate.unit_scoring import ACROSS_SECTIONS_SHARE, Scored, counterpart
 
 
@@ -67,8 +69,8 @@ def now_beside(
     on into)."""
     section = first.unit.hit.chunk.heading_path[1:]
     same_part = [s for s in candidates if s.unit.hit.chunk.heading_path[1:] == section]
-    names = _names(first.unit.text)
-    named = [s for s in candidates if all(_holds(s.unit.text, n) for n in names)]
+    names = capitalised_names(first.unit.text)
+    named = [s for s in candidates if all(holds_name(s.unit.text, n) for n in names)]
     now = (
         counterpart(first, same_part)
         or counterpart(first, named, ACROSS_SECTIONS_SHARE)
@@ -92,30 +94,6 @@ def beside(
     return labelled_versions(parts, hits)
 
 
-# Words of a passage, Unicode letters first ("Zürich", "Équipe", "TripDesk", "PTO").
-_WORD = re.compile(r"[^\W\d_][\w'’-]*")
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?;:])\s+|\n+")
-_NOT_NAMES = frozenset(
-    """January February March April May June July August September October November December
-    Monday Tuesday Wednesday Thursday Friday Saturday Sunday""".split()
-)
-
-
-def _names(text: str) -> set[str]:
-    """The capitalised words of ``text`` that do not open a sentence, a line or a table cell
-    ("The Enterprise plan …" gives Enterprise; "Plan: Enterprise; Price: …" none)."""
-    names: set[str] = set()
-    for part in _SENTENCE_BREAK.split(text):
-        words = [m.group(0) for m in _WORD.finditer(part)]
-        names.update(w for w in words[1:] if w[0].isupper() and len(w) > 1)
-    return names - _NOT_NAMES
-
-
-def _holds(text: str, name: str) -> bool:
-    flags = 0 if name.isupper() else re.IGNORECASE  # "IT", "US" are not "it", "us"
-    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text, flags) is not None
-
-
 def unmentioned_names(
     question: str, version_hits: Sequence[Hit], other_hits: Sequence[Hit]
 ) -> list[str]:
@@ -127,5 +105,43 @@ def unmentioned_names(
     version_text = " ".join(
         " ".join([h.chunk.title or "", *h.chunk.heading_path, h.chunk.text]) for h in version_hits
     )
-    names = {name for hit in other_hits for name in _names(hit.chunk.text)}
-    return sorted(n for n in names if _holds(question, n) and not _holds(version_text, n))
+    names = {name for hit in other_hits for name in capitalised_names(hit.chunk.text)}
+    return sorted(n for n in names if holds_name(question, n) and not holds_name(version_text, n))
+
+
+# Words that say what kind of document a title names, by kind (a privacy "policy" is often
+# called a "statement" or a "notice"; "terms" an "agreement").
+_KINDS = {
+    word: kind
+    for kind, words in {
+        "statement": "statement policy policies notice",
+        "terms": "terms agreement conditions",
+        "handbook": "handbook guide guidelines manual",
+        "pricing": "pricing prices",
+    }.items()
+    for word in content_words(words)
+}
+
+
+def version_hits(request: VersionRequest, question: str, hits: Sequence[Hit]) -> list[Hit]:
+    """The hits of the superseded version ``request`` names, of the kind of document the
+    question names (``of_another_document``)."""
+    effective = {h.chunk.source: h.chunk.effective_date for h in hits}
+    return [
+        h
+        for h in hits
+        if names_version(request, h.chunk, effective.get(h.chunk.superseded_by or ""))
+        and not of_another_document(question, h)
+    ]
+
+
+def of_another_document(question: str, hit: Hit) -> bool:
+    """Does the question name another kind of document than ``hit``'s title does ("terms"
+    against "Privacy Statement")? "In 2020 what did the GitHub terms of service say about
+    advertising?" was answered, checked, from the 2019 privacy statement's "We do not host
+    advertising on GitHub" (the terms were not among the passages found)."""
+    named = {_KINDS[w] for w in content_words(question) if w in _KINDS}
+    chunk = hit.chunk
+    title = chunk.title or (chunk.heading_path[0] if chunk.heading_path else "")
+    own = {_KINDS[w] for w in content_words(title) if w in _KINDS}
+    return bool(named and own and not named & own)

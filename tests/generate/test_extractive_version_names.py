@@ -258,3 +258,37 @@ def test_a_past_version_quotes_the_unit_its_meaning_points_to_not_a_rule_word() 
     old_part = outcome.answer.split("The current version")[0]
     assert "resale agreements with Partners" in old_part
     assert "vendor contracts" not in old_part
+
+
+def privacy_2019() -> list[Hit]:
+    old = hit(
+        "privacy-2019.md#19",
+        {"We do not host advertising on GitHub.": 0.7},
+        score=0.7,
+        heading_path=("GitHub Privacy Statement", "How we share the information we collect"),
+        effective_date=date(2019, 4, 19),
+        status="superseded",
+        superseded_by="privacy.md",
+    )
+    now = hit(
+        "privacy.md#19",
+        {"We do not host third-party advertising on GitHub.": 0.6},
+        rank=2,
+        score=0.6,
+        heading_path=("GitHub Privacy Statement", "How we share the information we collect"),
+        effective_date=date(2024, 2, 1),
+    )
+    return [old, now]
+
+
+def test_a_past_version_of_another_kind_of_document_does_not_answer() -> None:
+    """Found in a user pass: "In 2020 what did the GitHub terms of service say about
+    advertising?" was answered, checked, from the 2019 privacy statement (the terms were not
+    among the passages found). A privacy "policy" is the statement's own kind of name."""
+    other = ask(
+        "In 2020 what did the GitHub terms of service say about advertising?", privacy_2019()
+    )
+    assert not (isinstance(other, Answered) and "do not host advertising" in other.answer)
+    own = ask("What did the 2019 privacy policy say about advertising?", privacy_2019())
+    assert isinstance(own, Answered), own
+    assert "We do not host advertising on GitHub" in own.answer

@@ -170,3 +170,30 @@ def test_the_rule_a_row_picks_is_not_added_again_from_a_copy_of_its_passage() ->
     assert isinstance(outcome, Answered)
     assert outcome.answer.count("Tier 2 cities: up to €160 per night") == 1, outcome.answer
     assert "€220" not in outcome.answer
+
+
+def test_a_non_answer_marks_the_rule_for_a_thing_no_row_lists() -> None:
+    """Found in a user pass: "a hotel in Zurich" (a city the per diem table does not list)
+    marked the Tier 1 cap; the document's rule for it is "Any city not listed … counts as
+    Tier 2". Only for a name no passage holds: Berlin's row still picks its rule, and a
+    question naming nothing is marked by meaning."""
+    listed = make_hit(
+        "expenses.md#hotels",
+        f"{HOTELS[0]}\n\n* {HOTELS[1]}\n* {HOTELS[2]}\n* {HOTELS[3]}",
+        sentences=HOTELS,
+        unit_scores=(0.5, 0.62, 0.6, 0.4),
+        score=0.7,
+        heading_path=("Expenses", "Hotels"),
+        best_sentence=HOTELS[1],
+    )
+    shut = ExtractiveGenerator(gate=AnswerGate(threshold=1.0))
+    for question, rule in (
+        ("What is the hotel cap for a night in Zurich?", HOTELS[3]),
+        ("How much can I claim for an extra night in Berlin?", HOTELS[1]),
+        ("What is the hotel cap for a night?", HOTELS[1]),
+    ):
+        prompt = render(question, [listed, per_diem()], 2000)
+        generation = shut.generate(prompt, prompt.kept)
+        assert not isinstance(generation.outcome, Answered)
+        first = next(t for cid, t in generation.pointers if cid == "expenses.md#hotels")
+        assert first == rule, question

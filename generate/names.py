@@ -1,0 +1,30 @@
+"""Names in text: the capitalised words inside a sentence ("The Enterprise plan …" gives
+Enterprise), which a paraphrase does not reword the way it rewords other words, so a name
+a passage lacks says it is about another thing."""
+
+from __future__ import annotations
+
+import re
+
+# Words of a passage, Unicode letters first ("Zürich", "Équipe", "TripDesk", "PTO").
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?;:])\s+|\n+")
+_NOT_NAMES = frozenset(
+    """January February March April May June July August September October November December
+    Monday Tuesday Wednesday Thursday Friday Saturday Sunday""".split()
+)
+
+
+def capitalised_names(text: str) -> set[str]:
+    """The capitalised words of ``text`` that do not open a sentence, a line or a table cell
+    ("The Enterprise plan …" gives Enterprise; "Plan: Enterprise; Price: …" none)."""
+    names: set[str] = set()
+    for part in _SENTENCE_BREAK.split(text):
+        words = [m.group(0) for m in _WORD.finditer(part)]
+        names.update(w for w in words[1:] if w[0].isupper() and len(w) > 1)
+    return names - _NOT_NAMES
+
+
+def holds_name(text: str, name: str) -> bool:
+    flags = 0 if name.isupper() else re.IGNORECASE  # "IT", "US" are not "it", "us"
+    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text, flags) is not None
