@@ -124,9 +124,18 @@ _ORIGINAL = re.compile(r"\boriginal\b", re.IGNORECASE)
 # An earlier version of a rule, named as such: "the old Tier 1 hotel cap", "the previous
 # refund window", "our former travel policy".
 _OLD_RULE = re.compile(
-    r"\b(?:the|our|my|their)\s+(?:old|previous|prior|former|earlier)\s+(?:[\w-]+\s+){0,3}?"
+    r"(?:\b(?:the|our|my|its|their)|\w's)\s+(?:old|older|previous|prior|former|earlier|original)\s+"
+    r"(?:[\w-]+\s+){0,3}?"
     r"(?:policy|policies|version|rules?|terms|caps?|limits?|rates?|prices?|pricing|window|"
-    r"allowance|budget|plan|plans)\b",
+    r"allowance|budget|plans?|amount|period|deadline|fees?|costs?|discount|process|wording|"
+    r"statement|page|list)\b",
+    re.IGNORECASE,
+)
+# Words that name an earlier version by themselves: "the archived terms", "what we used to
+# pay", "before the change" ("can be used to access" is no version).
+_EARLIER_VERSION = re.compile(
+    r"\b(?:last year's|outdated|superseded|archived|(?<!\bbe )(?<!\bis )(?<!\bare )used to|"
+    r"before the (?:change|update|new|current|latest))\b",
     re.IGNORECASE,
 )
 # A year in a question about the future ("What will the hotel cap be in 2027?") names no
@@ -150,8 +159,8 @@ class VersionRequest:
     @property
     def explicit(self) -> bool:
         """Names its version plainly: by a date ("before 2025", "the 2019 terms") or as an
-        earlier version of a rule ("the old refund policy"); not a bare "prior" or "used to"
-        ("prior written notice", transfer.md change set 28)."""
+        earlier version of a rule ("the old refund policy"); not a year in a question in
+        the present tense ("Which public holidays are there in 2026?")."""
         return self.before is not None or (self.year is not None and self.dated) or self.old_rule
 
 
@@ -172,8 +181,12 @@ def version_request(question: str) -> VersionRequest | None:
     )
     if years and _VERSIONISH.search(question) and (named or not _FUTURE.search(question)):
         return VersionRequest(year=years[0], older=older, dated=named or past)
-    if older:
-        return VersionRequest(older=True, old_rule=bool(_OLD_RULE.search(question)))
+    # Without a date, only a version named as such: "old", "prior", "former" or "was it"
+    # alone are as often about the asker's case ("a former employee's manager", "prior
+    # approval", "my old laptop": a user pass got the 2022 refund rules as checked answers).
+    old_rule = bool(_OLD_RULE.search(question))
+    if older and (old_rule or _EARLIER_VERSION.search(question) or past):
+        return VersionRequest(older=True, old_rule=old_rule)
     return None
 
 

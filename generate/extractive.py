@@ -269,6 +269,10 @@ class ExtractiveGenerator:
         answers, or it never names what the question does."""
         old_hits = version_hits(request, asked.question, hits)
         old_scored = self._score(old_hits, asked)
+        # Whatever follows (a check may still refuse the answer), what a non-answer shows
+        # leads with the version asked ("What did the 2019 privacy statement say about
+        # cookies?" showed only today's pages: a user pass).
+        considered += old_scored
         old = self._best(old_scored, asked.expectation, gated=False)
         if old is not None:
             old = band_choice(old, old_scored, asked.question)
@@ -281,7 +285,6 @@ class ExtractiveGenerator:
         ):
             # That version's nearest unit is about another thing; its passages are shown
             # first ("Was there an Enterprise plan in 2023?" led with today's Enterprise plan).
-            considered += old_scored
             return InsufficientEvidence(UNCLEAR), None
         old_quote = version_quote(old, old_scored, asked.question, asked.expectation)
         if old_quote is None:  # a whole table asked for, too long to quote: which row?
@@ -297,11 +300,8 @@ class ExtractiveGenerator:
             # Its rule now is far from what today's answer quotes: the old unit answers another
             # question ("In 2022, could refunds go to a different payment method?" quoted the
             # 2022 approval limit: a user pass). Its passages, not a checked answer.
-            considered += old_scored
             return InsufficientEvidence(UNCLEAR), None
         unchanged = now is not None and collapse_space(now[1]) == collapse_space(old_quote)
-        if unchanged:
-            considered += old_scored  # a held draft's passages lead with the version asked
         outcome = beside((old, SUPERSEDED_LABEL, old_quote), now, hits)
         return outcome, (now[0] if now is not None and unchanged else None)
 

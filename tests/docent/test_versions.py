@@ -22,17 +22,30 @@ from tests.render.builders import make_chunk
         ),
         ("What did the Team plan cost in the 2023 pricing?", VersionRequest(year=2023, dated=True)),
         ("What was the old refund limit?", VersionRequest(older=True, old_rule=True)),
-        ("What did the original refunds policy allow?", VersionRequest(older=True)),
+        ("What did the original refunds policy allow?", VersionRequest(older=True, old_rule=True)),
         # "original" in its ordinary sense asks for today's rule; asked in the past tense,
         # for the first version.
         ("Do approved refunds go back to the original payment method?", None),
         ("Can I keep my original plan price after the change?", None),
-        ("What was the original refund window?", VersionRequest(older=True)),
+        ("What was the original refund window?", VersionRequest(older=True, old_rule=True)),
         ("What were the rules before 2025?", VersionRequest(before=2025, older=True)),
         # "pre-2020" is "before 2020", not the version in force in 2020.
         ("In the pre-2020 terms, what was allowed?", VersionRequest(before=2020, older=True)),
         ("What did the pre 2020 policy say?", VersionRequest(before=2020, older=True)),
         ("What was the prepaid 2020 plan?", VersionRequest(year=2020, dated=True)),
+        # Without a date, "old", "prior", "former" name a version only before a word naming
+        # one, or in a question asked in the past tense (a user pass: "a former employee's
+        # manager", "a prior customer" got the 2022 refund rules as checked answers).
+        ("Can a former employee's manager approve refunds up to €800?", None),
+        ("A prior customer wants a refund 10 days after renewing; is that allowed?", None),
+        ("Do I need prior approval for a conference?", None),
+        ("Can the laptop be used to access client data?", None),
+        ("What did the Team plan used to cost?", VersionRequest(older=True)),
+        ("What did the archived refunds policy say?", VersionRequest(older=True)),
+        (
+            "Before the switch, what was the old amount of time a repo owner got?",
+            VersionRequest(older=True, old_rule=True),
+        ),
         # Only before a word naming a version: an asker's date or a thing's age is no version.
         ("I was hired pre-2020; how much leave do I get now?", None),
         ("Are pre-2020 laptops still supported?", None),

@@ -292,3 +292,19 @@ def test_a_past_version_of_another_kind_of_document_does_not_answer() -> None:
     own = ask("What did the 2019 privacy policy say about advertising?", privacy_2019())
     assert isinstance(own, Answered), own
     assert "We do not host advertising on GitHub" in own.answer
+
+
+def test_what_a_past_version_question_points_at_leads_with_that_version() -> None:
+    """Found in a user pass: a past version's answer a check then refused ("quotes only a
+    superseded version, without today's rule beside it") showed only today's pages as where
+    the answer probably is, not the 2019 privacy statement's "Cookies" section."""
+    question = (
+        "In the previous version of the Anti-Bribery Statement, which standard agreements "
+        "included mandatory anti-corruption clauses?"
+    )
+    hits = anti_bribery_versions()
+    prompt = render(question, hits, 2000)
+    generation = ExtractiveGenerator(gate=AnswerGate(threshold=0.0)).generate(prompt, prompt.kept)
+    assert isinstance(generation.outcome, Answered)
+    assert generation.pointers[0][0] == "anti-bribery-2019.md#6"
+    assert "resale agreements with Partners" in generation.pointers[0][1]
