@@ -22,9 +22,17 @@ _YEAR = re.compile(rf"\b({YEAR})\b")
 _DATING_YEAR = re.compile(rf"(?<![€$£¥])\b({YEAR})\b{NOT_A_YEAR_AFTER}", re.IGNORECASE)
 # "original" only before a word naming a version: "the original payment method" or "the
 # original receipt" asks for today's rule.
+# "old", "former" before a person or a thing of the asker's ("my former manager's limit",
+# "the previous owner of this policy", "my old laptop") name no version.
+_NOT_A_VERSION = (
+    r"(?!\s+(?:[\w'-]+\s+)?(?:employees?|colleagues?|managers?|boss|customers?|clients?|"
+    r"co-?workers?|team leads?|owners?|supervisors?|contractors?|jobs?|roles?|employers?|"
+    r"compan(?:y|ies)|address|laptops?|phones?|accounts?)\b)"
+)
 _OLDER = re.compile(
-    r"\b(old|older|previous|prior|former|earlier|last year's|outdated|superseded|"
-    r"archived|used to|was it|were they|before the (change|update|new|current|latest)|"
+    rf"\b(?:(?:old|older|previous|prior|former|earlier){_NOT_A_VERSION}|last year's|outdated|"
+    r"superseded|archived|(?<!\bbe )(?<!\bis )(?<!\bare )used to|was it|were they|"
+    r"before the (change|update|new|current|latest)|"
     r"original (?:[\w-]+ )?(?:version|policy|policies|rules?|terms|wording|text|statement|"
     r"handbook|guidelines?))\b",
     re.IGNORECASE,
@@ -66,7 +74,8 @@ _ASKING = r"(?:what|which|who|when|where|why|how(?:\s+(?:much|many|long|often|fa
 _NOT_ASKER = r"(?!(?:if|when|whether|i|we|you|they|he|she|since|because|after|before)\b)"
 _PAST_ASK = re.compile(
     rf"^\W*(?:(?:back\s+)?in\s+{YEAR}\s*,?\s*)?"
-    rf"(?:{_ASKING}(?:{_NOT_ASKER}[\w'-]+\s+){{0,3}})?(?:was|were|did|used to)\b",
+    rf"(?:{_ASKING}(?:{_NOT_ASKER}[\w'-]+\s+){{0,3}})?"
+    r"(?:was|were|did|(?<!\bbe )(?<!\bis )(?<!\bare )used to)\b",
     re.IGNORECASE,
 )
 # A past-tense main verb other than those, with the year ending the question ("What hotel
@@ -124,17 +133,21 @@ _ORIGINAL = re.compile(r"\boriginal\b", re.IGNORECASE)
 # An earlier version of a rule, named as such: "the old Tier 1 hotel cap", "the previous
 # refund window", "our former travel policy".
 _OLD_RULE = re.compile(
-    r"(?:\b(?:the|our|my|its|their)|\w's)\s+(?:old|older|previous|prior|former|earlier|original)\s+"
-    r"(?:[\w-]+\s+){0,3}?"
+    # "GitHub's old terms": a name's, not "What's", "the customer's previous plan".
+    r"(?:\b(?:the|our|my|its|their)|(?-i:\b(?!(?:What|Who|It|That|There|Here|Where|How|"
+    r"When|Let)'s)[A-Z][\w-]*)'s)\s+(?:old|older|previous|prior|former|earlier|original)\s+"
+    # A measure right after the word only ("the old amount of time"; not "prior approval if
+    # the amount changes", "the prior written notice period").
+    r"(?:amount|period|deadline|(?:[\w-]+\s+){0,3}?"
     r"(?:policy|policies|version|rules?|terms|caps?|limits?|rates?|prices?|pricing|window|"
-    r"allowance|budget|plans?|amount|period|deadline|fees?|costs?|discount|process|wording|"
-    r"statement|page|list)\b",
+    r"allowance|budget|plan|plans|wording|statement|page|list))\b",
     re.IGNORECASE,
 )
 # Words that name an earlier version by themselves: "the archived terms", "what we used to
 # pay", "before the change" ("can be used to access" is no version).
 _EARLIER_VERSION = re.compile(
-    r"\b(?:last year's|outdated|superseded|archived|(?<!\bbe )(?<!\bis )(?<!\bare )used to|"
+    r"\b(?:last year's|outdated|superseded|archived|"
+    r"(?<!\bbe )(?<!\bis )(?<!\bare )(?<!\bI )used to|"
     r"before the (?:change|update|new|current|latest))\b",
     re.IGNORECASE,
 )

@@ -97,21 +97,34 @@ def lookup_first(ranked: Sequence[Scored], question: str) -> list[Scored]:
         found = looked_up(siblings(top, block), rows, question) if rows else None
         if found is not None:
             return found[0]
-        return unlisted_rule(siblings(top, block)) if unnamed else None
+        return unlisted_rule(siblings(top, block), question) if unnamed else None
 
     return chosen_first(ranked, choose)
 
 
 def unlisted_names(question: str, considered: Sequence[Scored]) -> list[str]:
-    """The names the question gives (capitalised words inside it) that no unit considered
+    """The places the question names ("in Zurich", "to Lyon": a capitalised word after a
+    preposition of place, not an acronym such as "HR" or "PTO") that no unit considered
     holds, in their passages' headings either: things the documents do not list."""
     text = " ".join(f"{s.unit.text} {' '.join(s.unit.hit.chunk.heading_path)}" for s in considered)
-    return sorted(n for n in capitalised_names(question) if not holds_name(text, n))
+    return sorted(
+        n
+        for n in capitalised_names(question)
+        if not n.isupper()
+        and re.search(rf"\b(?:in|to|at|from)\s+{re.escape(n)}\b", question)
+        and not holds_name(text, n)
+    )
 
 
-def unlisted_rule(rules: Sequence[Scored]) -> Scored | None:
+def unlisted_rule(rules: Sequence[Scored], question: str) -> Scored | None:
     """The one of ``rules`` (a block's siblings) that says what applies to things not
-    listed; None when none or several do."""
+    listed; None when none or several do, or when the question names one of the rules by
+    its label or the label's first words (the asker who says "Tier 1" knows the tier)."""
+    named = [p for p in _phrases(question) if " " in p]
+    for rule in rules:
+        label = label_of(rule.unit.text)
+        if label is not None and any(f"{label} ".startswith(f"{p} ") for p in named):
+            return None
     found = [s for s in rules if _UNLISTED.search(s.unit.text)]
     return found[0] if len(found) == 1 else None
 

@@ -26,5 +26,6 @@ def capitalised_names(text: str) -> set[str]:
 
 
 def holds_name(text: str, name: str) -> bool:
+    """Does ``text`` hold ``name`` as a word, in any case but an acronym's own?"""
     flags = 0 if name.isupper() else re.IGNORECASE  # "IT", "US" are not "it", "us"
     return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text, flags) is not None

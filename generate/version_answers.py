@@ -4,6 +4,7 @@ effective date."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from docent.contracts import Hit, Outcome
@@ -111,37 +112,55 @@ def unmentioned_names(
 
 # Words that say what kind of document a title names, by kind (a privacy "policy" is often
 # called a "statement" or a "notice"; "terms" an "agreement").
-_KINDS = {
-    word: kind
-    for kind, words in {
-        "statement": "statement policy policies notice",
-        "terms": "terms agreement conditions",
-        "handbook": "handbook guide guidelines manual",
-        "pricing": "pricing prices",
-    }.items()
-    for word in content_words(words)
+_KIND_WORDS = {
+    "statement": "statement policy policies notice",
+    "terms": "terms agreement conditions",
+    "handbook": "handbook guide guidelines manual",
+    "pricing": "pricing prices",
 }
+_KINDS = {word: kind for kind, words in _KIND_WORDS.items() for word in content_words(words)}
+# A document the question names: "the GitHub terms of service", "the 2019 privacy statement"
+# (not "up to what price", "under what conditions": words of the question, not a title).
+_NAMED_DOCUMENT = re.compile(
+    r"\bthe\s+(?:[\w'’-]+\s+){0,3}?(" + "|".join(" ".join(_KIND_WORDS.values()).split()) + r")\b",
+    re.IGNORECASE,
+)
 
 
 def version_hits(request: VersionRequest, question: str, hits: Sequence[Hit]) -> list[Hit]:
-    """The hits of the superseded version ``request`` names, of the kind of document the
-    question names (``of_another_document``)."""
+    """The hits of the superseded version ``request`` names, of the document the question
+    names (``of_another_document``)."""
     effective = {h.chunk.source: h.chunk.effective_date for h in hits}
     return [
         h
         for h in hits
         if names_version(request, h.chunk, effective.get(h.chunk.superseded_by or ""))
-        and not of_another_document(question, h)
+        and not of_another_document(question, h, hits)
     ]
 
 
-def of_another_document(question: str, hit: Hit) -> bool:
-    """Does the question name another kind of document than ``hit``'s title does ("terms"
-    against "Privacy Statement")? "In 2020 what did the GitHub terms of service say about
-    advertising?" was answered, checked, from the 2019 privacy statement's "We do not host
-    advertising on GitHub" (the terms were not among the passages found)."""
-    named = {_KINDS[w] for w in content_words(question) if w in _KINDS}
+def of_another_document(question: str, hit: Hit, hits: Sequence[Hit]) -> bool:
+    """Does the question name a document of another kind than ``hit``'s title ("the GitHub
+    terms of service" against "GitHub Privacy Statement") and share no word with that title
+    that most titles among ``hits`` do not also have ("GitHub")? "In 2020 what did the
+    GitHub terms of service say about advertising?" was answered, checked, from the 2019
+    privacy statement (the terms were not among the passages found); "the 2022 refund
+    terms" still names the "Refunds Policy 2022"."""
+    named = {
+        _KINDS[w]
+        for m in _NAMED_DOCUMENT.finditer(question)
+        for w in content_words(m.group(1))
+        if w in _KINDS
+    }
+    own_words = _title_words(hit)
+    own = {_KINDS[w] for w in own_words if w in _KINDS}
+    if not named or not own or named & own:
+        return False
+    titles = [_title_words(h) for h in hits]
+    common = {w for w in own_words if 2 * sum(w in t for t in titles) > len(titles)}
+    return not (own_words - common) & content_words(question)
+
+
+def _title_words(hit: Hit) -> set[str]:
     chunk = hit.chunk
-    title = chunk.title or (chunk.heading_path[0] if chunk.heading_path else "")
-    own = {_KINDS[w] for w in content_words(title) if w in _KINDS}
-    return bool(named and own and not named & own)
+    return content_words(chunk.title or (chunk.heading_path[0] if chunk.heading_path else ""))

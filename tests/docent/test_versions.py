@@ -40,6 +40,19 @@ from tests.render.builders import make_chunk
         ("A prior customer wants a refund 10 days after renewing; is that allowed?", None),
         ("Do I need prior approval for a conference?", None),
         ("Can the laptop be used to access client data?", None),
+        # A review: a measure, a person or the asker's own past is no version.
+        ("Is the prior written notice period 30 days?", None),
+        ("What's the prior approval process for conferences?", None),
+        ("What happens to my manager's prior approval if the amount changes?", None),
+        ("The customer's previous plan was Team; can they get a refund?", None),
+        ("What was my former manager's approval limit?", None),
+        ("Who was the previous owner of this policy?", None),
+        ("I used to be a support team lead; how much can I approve?", None),
+        ("Which tool is used to submit expenses?", None),
+        (
+            "Back under GitHub's old terms, could staff open my private repo?",
+            VersionRequest(older=True, old_rule=True),
+        ),
         ("What did the Team plan used to cost?", VersionRequest(older=True)),
         ("What did the archived refunds policy say?", VersionRequest(older=True)),
         (

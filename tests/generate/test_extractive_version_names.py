@@ -292,12 +292,23 @@ def test_a_past_version_of_another_kind_of_document_does_not_answer() -> None:
     own = ask("What did the 2019 privacy policy say about advertising?", privacy_2019())
     assert isinstance(own, Answered), own
     assert "We do not host advertising on GitHub" in own.answer
+    # Found in a review: a kind word that names no document ("up to what price", "under
+    # what conditions"), or a title word the question shares ("the 2022 refund terms" for
+    # the "Refunds Policy 2022"), leaves the version asked about its answer.
+    for question in (
+        "In 2022, up to what price could a support team lead approve refunds?",
+        "In 2022, under what conditions could a support team lead approve refunds?",
+        "Under the 2022 refund terms, how much could a support team lead approve?",
+    ):
+        outcome = ask(question, superseded_pair(2))
+        assert isinstance(outcome, Answered), (question, outcome)
+        assert "€500" in outcome.answer.split("The current version")[0], question
 
 
 def test_what_a_past_version_question_points_at_leads_with_that_version() -> None:
-    """Found in a user pass: a past version's answer a check then refused ("quotes only a
-    superseded version, without today's rule beside it") showed only today's pages as where
-    the answer probably is, not the 2019 privacy statement's "Cookies" section."""
+    """A past version's units lead what its question points at, whatever becomes of the
+    answer (a user pass: a past version's answer a check refused showed only today's pages,
+    not the 2019 privacy statement's "Cookies" section)."""
     question = (
         "In the previous version of the Anti-Bribery Statement, which standard agreements "
         "included mandatory anti-corruption clauses?"

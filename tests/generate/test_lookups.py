@@ -191,6 +191,10 @@ def test_a_non_answer_marks_the_rule_for_a_thing_no_row_lists() -> None:
         ("What is the hotel cap for a night in Zurich?", HOTELS[3]),
         ("How much can I claim for an extra night in Berlin?", HOTELS[1]),
         ("What is the hotel cap for a night?", HOTELS[1]),
+        # A review: a name that is no place asked about, or a tier the asker names.
+        ("What is the Tier 1 hotel cap per night for HR staff?", HOTELS[1]),
+        ("What is the hotel cap per night during the Summit?", HOTELS[1]),
+        ("What is the Tier 1 hotel cap for a night in Zurich?", HOTELS[1]),
     ):
         prompt = render(question, [listed, per_diem()], 2000)
         generation = shut.generate(prompt, prompt.kept)
