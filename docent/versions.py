@@ -267,8 +267,10 @@ def names_version(
 ) -> bool:
     """Is ``chunk`` from the superseded version the request names? Only superseded chunks
     qualify: a current document of the named year is simply the current answer. A year
-    names the version in force that year: the one whose name holds the year, or whose
-    effective date is at or before it while its successor's (when known) is after it."""
+    names the version in force that year, for all of it or a part: the one whose name
+    holds the year, or whose effective date is at or before it while its successor (when
+    known) took effect after the year's first day ("In 2020 ..." reads the 2019 terms,
+    replaced that November, beside today's)."""
     if chunk.status != "superseded":
         return False
     effective: date | None = chunk.effective_date
@@ -277,7 +279,7 @@ def names_version(
             return True
         if effective is None or effective.year > request.year:
             return False
-        return successor_effective is None or successor_effective.year > request.year
+        return successor_effective is None or successor_effective > date(request.year, 1, 1)
     if request.before is not None:
         return effective is None or effective.year < request.before
     return request.older

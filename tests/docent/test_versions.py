@@ -136,6 +136,11 @@ def test_only_superseded_chunks_of_the_named_year_qualify() -> None:
     assert not names_version(VersionRequest(year=2026), old, date(2025, 3, 1))  # type: ignore[arg-type]
     assert not names_version(VersionRequest(year=2021), old)  # type: ignore[arg-type]
     assert names_version(VersionRequest(before=2025, older=True), old)  # type: ignore[arg-type]
+    # In force for part of the year its successor took over in (a user pass: "In 2020 what
+    # did the GitHub terms say ...?" — the 2019 terms, replaced in November 2020); not when
+    # the successor took over on the year's first day.
+    assert names_version(VersionRequest(year=2025), old, date(2025, 3, 1))  # type: ignore[arg-type]
+    assert not names_version(VersionRequest(year=2025), old, date(2025, 1, 1))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
