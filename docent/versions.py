@@ -7,7 +7,7 @@ current rule beside it). Without such a request, superseded text is never the an
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -16,12 +16,9 @@ from docent.numbers import counting_words
 from docent.periods import NOT_A_YEAR_AFTER, YEAR, without_parts_of
 
 _YEAR = re.compile(rf"\b({YEAR})\b")
-# A day an ISO date names, with the word before it ("on 2027-03-01", "from 2027-06-01").
 # A year that dates something, not an amount or a count ("a refund of 2022 euros", "2019 EUR"
 # read as the 2022 policy gave its approval limit as a checked answer).
 _DATING_YEAR = re.compile(rf"(?<![€$£¥])\b({YEAR})\b{NOT_A_YEAR_AFTER}", re.IGNORECASE)
-# "original" only before a word naming a version: "the original payment method" or "the
-# original receipt" asks for today's rule.
 # "old", "former" before a person or a thing of the asker's ("my former manager's limit",
 # "the previous owner of this policy", "my old laptop") name no version.
 _NOT_A_VERSION = (
@@ -29,10 +26,17 @@ _NOT_A_VERSION = (
     r"co-?workers?|team leads?|owners?|supervisors?|contractors?|jobs?|roles?|employers?|"
     r"compan(?:y|ies)|address|laptops?|phones?|accounts?)\b)"
 )
+# "used to" as a past habit ("what we used to pay"), not a use ("can be used to access").
+_USED_TO = r"(?<!\bbe )(?<!\bis )(?<!\bare )used to"
+# Words that name an earlier version by themselves (``_EARLIER_VERSION``).
+_EARLIER = (
+    r"last year's|outdated|superseded|archived|before the (?:change|update|new|current|latest)"
+)
+# "original" only before a word naming a version: "the original payment method" or "the
+# original receipt" asks for today's rule.
 _OLDER = re.compile(
-    rf"\b(?:(?:old|older|previous|prior|former|earlier){_NOT_A_VERSION}|last year's|outdated|"
-    r"superseded|archived|(?<!\bbe )(?<!\bis )(?<!\bare )used to|was it|were they|"
-    r"before the (change|update|new|current|latest)|"
+    rf"\b(?:(?:old|older|previous|prior|former|earlier){_NOT_A_VERSION}|{_EARLIER}|{_USED_TO}|"
+    r"was it|were they|"
     r"original (?:[\w-]+ )?(?:version|policy|policies|rules?|terms|wording|text|statement|"
     r"handbook|guidelines?))\b",
     re.IGNORECASE,
@@ -74,8 +78,7 @@ _ASKING = r"(?:what|which|who|when|where|why|how(?:\s+(?:much|many|long|often|fa
 _NOT_ASKER = r"(?!(?:if|when|whether|i|we|you|they|he|she|since|because|after|before)\b)"
 _PAST_ASK = re.compile(
     rf"^\W*(?:(?:back\s+)?in\s+{YEAR}\s*,?\s*)?"
-    rf"(?:{_ASKING}(?:{_NOT_ASKER}[\w'-]+\s+){{0,3}})?"
-    r"(?:was|were|did|(?<!\bbe )(?<!\bis )(?<!\bare )used to)\b",
+    rf"(?:{_ASKING}(?:{_NOT_ASKER}[\w'-]+\s+){{0,3}})?(?:was|were|did|{_USED_TO})\b",
     re.IGNORECASE,
 )
 # A past-tense main verb other than those, with the year ending the question ("What hotel
@@ -145,12 +148,7 @@ _OLD_RULE = re.compile(
 )
 # Words that name an earlier version by themselves: "the archived terms", "what we used to
 # pay", "before the change" ("can be used to access" is no version).
-_EARLIER_VERSION = re.compile(
-    r"\b(?:last year's|outdated|superseded|archived|"
-    r"(?<!\bbe )(?<!\bis )(?<!\bare )(?<!\bI )used to|"
-    r"before the (?:change|update|new|current|latest))\b",
-    re.IGNORECASE,
-)
+_EARLIER_VERSION = re.compile(rf"\b(?:{_EARLIER}|(?<!\bI ){_USED_TO})\b", re.IGNORECASE)
 # A year in a question about the future ("What will the hotel cap be in 2027?") names no
 # past version.
 _FUTURE = re.compile(r"\b(?:will|won't|going to|upcoming|next year)\b", re.IGNORECASE)
@@ -283,6 +281,13 @@ def names_version(
     if request.before is not None:
         return effective is None or effective.year < request.before
     return request.older
+
+
+def asked_version(request: VersionRequest, hits: Sequence[Hit]) -> Callable[[Chunk], bool]:
+    """Is a chunk of the superseded version ``request`` names (``names_version``), its
+    successor's effective date read among ``hits``?"""
+    effective = {hit.chunk.source: hit.chunk.effective_date for hit in hits}
+    return lambda chunk: names_version(request, chunk, effective.get(chunk.superseded_by or ""))
 
 
 def current_successor(chunk: Chunk, hits: Sequence[Hit]) -> str | None:

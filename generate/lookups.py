@@ -94,10 +94,11 @@ def lookup_first(ranked: Sequence[Scored], question: str) -> list[Scored]:
     def choose(top: Scored, block: list[Scored]) -> Scored | None:
         if top.unit.header is not None:
             return None
-        found = looked_up(siblings(top, block), rows, question) if rows else None
+        rules = siblings(top, block)
+        found = looked_up(rules, rows, question) if rows else None
         if found is not None:
             return found[0]
-        return unlisted_rule(siblings(top, block), question) if unnamed else None
+        return unlisted_rule(rules, question) if unnamed else None
 
     return chosen_first(ranked, choose)
 
@@ -106,14 +107,15 @@ def unlisted_names(question: str, considered: Sequence[Scored]) -> list[str]:
     """The places the question names ("in Zurich", "to Lyon": a capitalised word after a
     preposition of place, not an acronym such as "HR" or "PTO") that no unit considered
     holds, in their passages' headings either: things the documents do not list."""
-    text = " ".join(f"{s.unit.text} {' '.join(s.unit.hit.chunk.heading_path)}" for s in considered)
-    return sorted(
+    places = [
         n
         for n in capitalised_names(question)
-        if not n.isupper()
-        and re.search(rf"\b(?:in|to|at|from)\s+{re.escape(n)}\b", question)
-        and not holds_name(text, n)
-    )
+        if not n.isupper() and re.search(rf"\b(?:in|to|at|from)\s+{re.escape(n)}\b", question)
+    ]
+    if not places:  # most questions: the passages' text need not be read
+        return []
+    text = " ".join(f"{s.unit.text} {' '.join(s.unit.hit.chunk.heading_path)}" for s in considered)
+    return sorted(n for n in places if not holds_name(text, n))
 
 
 def unlisted_rule(rules: Sequence[Scored], question: str) -> Scored | None:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from docent.contracts import Hit, Outcome
-from docent.versions import VersionRequest, names_version
+from docent.versions import VersionRequest, asked_version
 from generate.companions import continuation
 from generate.names import capitalised_names, holds_name
 from generate.outcomes import CURRENT_LABEL, answered
@@ -130,20 +130,18 @@ _NAMED_DOCUMENT = re.compile(
 def version_hits(request: VersionRequest, question: str, hits: Sequence[Hit]) -> list[Hit]:
     """The hits of the superseded version ``request`` names, of the document the question
     names (``of_another_document``)."""
-    effective = {h.chunk.source: h.chunk.effective_date for h in hits}
-    return [
-        h
-        for h in hits
-        if names_version(request, h.chunk, effective.get(h.chunk.superseded_by or ""))
-        and not of_another_document(question, h, hits)
-    ]
+    in_asked = asked_version(request, hits)
+    titles = [_title_words(h) for h in hits]
+    # Title words most of the passages' titles share ("GitHub") tell no document apart.
+    common = {w for t in titles for w in t if 2 * sum(w in u for u in titles) > len(titles)}
+    return [h for h in hits if in_asked(h.chunk) and not of_another_document(question, h, common)]
 
 
-def of_another_document(question: str, hit: Hit, hits: Sequence[Hit]) -> bool:
+def of_another_document(question: str, hit: Hit, common: set[str]) -> bool:
     """Does the question name a document of another kind than ``hit``'s title ("the GitHub
     terms of service" against "GitHub Privacy Statement") and share no word with that title
-    that most titles among ``hits`` do not also have ("GitHub")? "In 2020 what did the
-    GitHub terms of service say about advertising?" was answered, checked, from the 2019
+    but ``common`` ones (most titles among the passages have "GitHub")? "In 2020 what did
+    the GitHub terms of service say about advertising?" was answered, checked, from the 2019
     privacy statement (the terms were not among the passages found); "the 2022 refund
     terms" still names the "Refunds Policy 2022"."""
     named = {
@@ -156,8 +154,6 @@ def of_another_document(question: str, hit: Hit, hits: Sequence[Hit]) -> bool:
     own = {_KINDS[w] for w in own_words if w in _KINDS}
     if not named or not own or named & own:
         return False
-    titles = [_title_words(h) for h in hits]
-    common = {w for w in own_words if 2 * sum(w in t for t in titles) > len(titles)}
     return not (own_words - common) & content_words(question)
 
 

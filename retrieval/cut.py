@@ -12,12 +12,11 @@ No hit clearing it is an empty result, which the answer stage turns into an abst
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from datetime import date
 
-from docent.contracts import Hit
-from docent.versions import VersionRequest, current_successor, names_version
+from docent.contracts import Chunk, Hit
+from docent.versions import VersionRequest, asked_version, current_successor
 
 # A question about a past version keeps that version's best passages among those passed on.
 NAMED_KEPT = 2
@@ -27,7 +26,7 @@ def supersession_order(hits: Sequence[Hit], asked_for: VersionRequest | None = N
     """Move each superseded hit below every present hit of its successor document, keeping
     every other relative order (a stable topological sort). Ranks are renumbered. Hits of
     the past version a question asks for (``asked_for``) keep their rank."""
-    effective = {hit.chunk.source: hit.chunk.effective_date for hit in hits}
+    in_asked = asked_version(asked_for, hits) if asked_for is not None else None
     by_source: dict[str, list[int]] = {}
     for i, hit in enumerate(hits):
         by_source.setdefault(hit.chunk.source, []).append(i)
@@ -37,7 +36,7 @@ def supersession_order(hits: Sequence[Hit], asked_for: VersionRequest | None = N
         successor = hit.chunk.superseded_by
         if not successor or successor == hit.chunk.source:
             continue
-        if asked_for is not None and names_version(asked_for, hit.chunk, effective.get(successor)):
+        if in_asked is not None and in_asked(hit.chunk):
             continue
         for j in by_source.get(successor, ()):
             after[j].append(i)
@@ -85,12 +84,13 @@ def cut(
     …?" matched the 2023 price list's "Free trial" better than today's)."""
     if top_k <= 0:
         raise ValueError(f"top_k must be greater than 0, got {top_k}")
-    effective = {hit.chunk.source: hit.chunk.effective_date for hit in hits}
+    sources = {hit.chunk.source for hit in hits}
+    in_asked = asked_version(asked_for, hits) if asked_for is not None else None
     keep: list[int] = []
     for i, hit in enumerate(hits):
         if len(keep) == top_k or i in keep or not passes(hit, threshold):
             continue
-        replaced_by = _replaced_by(hit, hits, effective, asked_for)
+        replaced_by = _replaced_by(hit, hits, sources, in_asked)
         if replaced_by is None:
             keep.append(i)
             continue
@@ -105,8 +105,8 @@ def cut(
             and j not in keep
         )
         del keep[top_k:]
-    if asked_for is not None and asked_for.explicit:
-        keep = _with_named_version(keep, hits, threshold, top_k, asked_for, effective)
+    if asked_for is not None and asked_for.explicit and in_asked is not None:
+        keep = _with_named_version(keep, hits, threshold, top_k, in_asked)
     chosen = set(keep)
     return [hits[i] for i in sorted(chosen)], [h for i, h in enumerate(hits) if i not in chosen]
 
@@ -116,8 +116,7 @@ def _with_named_version(
     hits: Sequence[Hit],
     threshold: float,
     top_k: int,
-    asked_for: VersionRequest,
-    effective: dict[str, date | None],
+    in_asked: Callable[[Chunk], bool],
 ) -> list[int]:
     """``keep`` with the best ``NAMED_KEPT`` passages of the version the question asks for
     among them (when they clear the bar), in place of the lowest-ranked others: today's
@@ -126,9 +125,7 @@ def _with_named_version(
     allowed in a README?" had the 2019 terms' passages sixth and later)."""
 
     def named(i: int) -> bool:
-        chunk = hits[i].chunk
-        successor = chunk.superseded_by
-        return names_version(asked_for, chunk, effective.get(successor) if successor else None)
+        return in_asked(hits[i].chunk)
 
     wanted = [i for i, h in enumerate(hits) if passes(h, threshold) and named(i)][:NAMED_KEPT]
     kept = list(keep)
@@ -149,15 +146,15 @@ def _with_named_version(
 def _replaced_by(
     hit: Hit,
     hits: Sequence[Hit],
-    effective: dict[str, date | None],
-    asked_for: VersionRequest | None,
+    sources: set[str],
+    in_asked: Callable[[Chunk], bool] | None,
 ) -> str | None:
     """The document in force that replaced ``hit``'s, when it is among ``hits`` and the
     question does not ask for ``hit``'s version; else None."""
     direct = hit.chunk.superseded_by
     if hit.chunk.status != "superseded" or not direct or direct == hit.chunk.source:
         return None
-    if asked_for and names_version(asked_for, hit.chunk, effective.get(direct)):
+    if in_asked is not None and in_asked(hit.chunk):
         return None
     successor = current_successor(hit.chunk, hits)
-    return successor if successor in effective and successor != hit.chunk.source else None
+    return successor if successor in sources and successor != hit.chunk.source else None
