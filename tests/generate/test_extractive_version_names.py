@@ -319,3 +319,55 @@ def test_what_a_past_version_question_points_at_leads_with_that_version() -> Non
     assert isinstance(generation.outcome, Answered)
     assert generation.pointers[0][0] == "anti-bribery-2019.md#6"
     assert "resale agreements with Partners" in generation.pointers[0][1]
+
+
+def refund_versions() -> list[Hit]:
+    """The 2022 refunds policy (a window and an approval limit) and today's, which also lists
+    what is never refunded."""
+    old = hit(
+        "refunds-2022.md#1",
+        {"Customers may request a full refund within 14 days of a purchase or renewal.": 0.6},
+        score=0.6,
+        heading_path=("Refunds Policy 2022", "Eligibility"),
+        effective_date=date(2022, 4, 1),
+        status="superseded",
+        superseded_by="refunds.md",
+        title="Refunds Policy 2022",
+    )
+    window = hit(
+        "refunds.md#1",
+        {"Customers may request a full refund within 30 days of a purchase.": 0.6},
+        rank=2,
+        score=0.6,
+        heading_path=("Refunds Policy", "Eligibility"),
+        effective_date=date(2025, 3, 1),
+        title="Refunds Policy",
+    )
+    excluded = hit(
+        "refunds.md#3",
+        {"Marketplace add-ons sold by third parties are not refundable.": 0.4},
+        rank=3,
+        score=0.5,
+        heading_path=("Refunds Policy", "Non-refundable items"),
+        effective_date=date(2025, 3, 1),
+        title="Refunds Policy",
+    )
+    return [old, window, excluded]
+
+
+def test_a_thing_only_todays_version_names_is_not_answered_from_the_old_one() -> None:
+    """A user pass: "Under the 2022 refund policy, could marketplace add-ons be refunded?"
+    quoted the 2022 refund window as a checked answer; the 2022 policy never mentions the
+    add-ons, today's does. Its passages are shown, not a nearby sentence as the answer."""
+    outcome = ask(
+        "Under the 2022 refund policy, could marketplace add-ons be refunded?", refund_versions()
+    )
+    assert isinstance(outcome, InsufficientEvidence), outcome
+    assert outcome.missing == UNCLEAR
+    # What the 2022 policy does say is answered from it, today's rule beside it.
+    window = ask(
+        "Under the 2022 refund policy, how long did customers have to request a refund?",
+        refund_versions(),
+    )
+    assert isinstance(window, Answered), window
+    assert "14 days" in window.answer and "30 days" in window.answer
