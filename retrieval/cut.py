@@ -105,7 +105,10 @@ def cut(
             and j not in keep
         )
         del keep[top_k:]
-    if asked_for is not None and asked_for.explicit and in_asked is not None:
+    # A year names the version in force in it whatever the tense ("In early 2020, could a
+    # developer in Iran use private repositories?" showed only today's pages: a user pass).
+    named = asked_for is not None and (asked_for.explicit or asked_for.year is not None)
+    if named and in_asked is not None:
         keep = _with_named_version(keep, hits, threshold, top_k, in_asked)
     chosen = set(keep)
     return [hits[i] for i in sorted(chosen)], [h for i, h in enumerate(hits) if i not in chosen]

@@ -203,6 +203,25 @@ def test_a_question_naming_a_past_version_keeps_its_best_passages_in_view() -> N
     assert "terms-2023.md#10" not in ids(kept)
 
 
+def test_a_year_keeps_the_version_in_force_in_it_in_view_whatever_the_tense() -> None:
+    """A user pass: "In early 2020, could a developer in Iran use private repositories?" (a
+    year, no version named) showed only today's pages; the 2020 page was eleventh. A year
+    before today's version keeps that year's version's best passages; today's year keeps the
+    usual top five."""
+    from docent.versions import VersionRequest
+
+    current = [version(f"terms-{i}.md", 0.9 - i / 100, 0, f"Part {i}") for i in range(5)]
+    old = [
+        version("terms-2023.md", 0.6 - i / 100, 7 + i, f"Old {i}", superseded_by="terms-0.md")
+        for i in range(3)
+    ]
+    hits = [*current, *old]
+    kept, _ = cut(hits, threshold=0.4, top_k=5, asked_for=VersionRequest(year=2023))
+    assert ids(kept)[-2:] == ["terms-2023.md#7", "terms-2023.md#8"]
+    kept, _ = cut(hits, threshold=0.4, top_k=5, asked_for=VersionRequest(year=2026))
+    assert ids(kept) == [f"terms-{i}.md#0" for i in range(5)]
+
+
 def test_a_named_version_takes_the_place_of_a_passage_below_the_bar_first() -> None:
     """Found in a review: the successor's section kept in an old version's place (below the
     bar) stayed while a passage clearing the bar was dropped for the named version."""
