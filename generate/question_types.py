@@ -167,7 +167,9 @@ def _length(whole: str, asking: str, limit: bool) -> Expectation | None:
 
 def _duration(whole: str, asking: str, limit: bool) -> Expectation | None:
     if (
-        re.search(r"\bhow (long|soon)\b|\bhow much (time|notice|leave|holiday)\b", whole)
+        re.search(
+            r"\bhow (long|soon|quickly|fast)\b|\bhow much (time|notice|leave|holiday)\b", whole
+        )
         or re.search(r"^(what|what's|whats)\b.*\b(window|period)\b", asking)
     ) and not re.search(r"\bhow much\b(?! (time|notice|leave|holiday))", whole):
         return Expectation("duration", TIME_UNITS_STEMS)

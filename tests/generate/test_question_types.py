@@ -25,6 +25,10 @@ def test_every_rule_is_named_once_and_read_by_default() -> None:
         ("Can I carry over unused leave?", "yesno", "yesno", "other"),
         # Without the duration rule "how much notice" is read by the next that matches.
         ("How much notice must I give?", "duration", "duration", "quantity"),
+        # A user pass: "how quickly" asks for a time too ("… delete my profile after I cancel
+        # my account?" quoted where to cancel, not "within 90 days").
+        ("How quickly must I report a lost laptop?", "duration", "duration", "other"),
+        ("How fast do you answer an urgent ticket?", "duration", "duration", "other"),
     ],
 )
 def test_a_rule_left_out_is_not_read(
