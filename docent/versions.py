@@ -290,6 +290,27 @@ def asked_version(request: VersionRequest, hits: Sequence[Hit]) -> Callable[[Chu
     return lambda chunk: names_version(request, chunk, effective.get(chunk.superseded_by or ""))
 
 
+def in_force_all_year(request: VersionRequest, hits: Sequence[Hit]) -> Callable[[Chunk], bool]:
+    """Is a chunk of the superseded version in force for the whole year ``request`` gives:
+    its name holds the year, or its successor (its date read among ``hits``) took effect
+    after that year? A year in a question of any tense names such a version ("In early 2020,
+    could a developer in Iran use private repositories?"); a version replaced within the
+    year it gives is not named by the year alone ("In 2026, can a developer in Iran ...?"
+    asks about today's page, in force since March 2026)."""
+    effective = {hit.chunk.source: hit.chunk.effective_date for hit in hits}
+    asked = asked_version(request, hits)
+
+    def whole_year(chunk: Chunk) -> bool:
+        if request.year is None or not asked(chunk):
+            return False
+        if str(request.year) in f"{chunk.source} {chunk.title or ''}":
+            return True
+        successor = effective.get(chunk.superseded_by or "")
+        return successor is not None and successor > date(request.year, 12, 31)
+
+    return whole_year
+
+
 def current_successor(chunk: Chunk, hits: Sequence[Hit]) -> str | None:
     """The document that replaced ``chunk``'s, followed through the versions among ``hits``
     to the one not superseded itself (2022 → 2023 → 2025: the 2025 policy is the rule now);

@@ -60,6 +60,12 @@ _FREQUENCY = re.compile(
     r"twice|once|times|biweekly|bi-weekly|semi-annually)\b|\ba (day|week|month|year|quarter)\b",
     re.IGNORECASE,
 )
+# No time at all, in words: an answer to "how quickly" (``Expectation.at_once``).
+_AT_ONCE = re.compile(
+    r"\b(immediately|at once|straight away|right away|without (undue )?delay|as soon as "
+    r"possible|promptly|same day)\b",
+    re.IGNORECASE,
+)
 _PAY = re.compile(r"\b(pay|salary|wage|wages|earnings)\b", re.IGNORECASE)
 
 
@@ -105,6 +111,9 @@ def type_fit(expectation: Expectation, text: str, row: bool = False) -> float:
         counted = counted_units(text)
         if counted & TIME_UNITS_STEMS:
             return 1.0
+        if expectation.at_once and _AT_ONCE.search(text):
+            # "How quickly do matching contributions vest?" - "They vest immediately."
+            return 0.8
         return 0.4 if figures else 0.0
     if kind == "date":
         keys = answer_figures(text)

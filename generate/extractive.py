@@ -66,7 +66,6 @@ from generate.version_answers import (
     beside,
     now_beside,
     unmentioned_names,
-    unsaid_words,
     version_hits,
     version_quote,
 )
@@ -301,10 +300,6 @@ class ExtractiveGenerator:
             # Its rule now is far from what today's answer quotes: the old unit answers another
             # question ("In 2022, could refunds go to a different payment method?" quoted the
             # 2022 approval limit: a user pass). Its passages, not a checked answer.
-            return InsufficientEvidence(UNCLEAR), None
-        if unsaid_words(asked.words, same_doc, old_hits):
-            # Today's rule names what is asked and that version never does: it is silent on
-            # it; its passages (and today's), not a nearby sentence of it as the answer.
             return InsufficientEvidence(UNCLEAR), None
         unchanged = now is not None and collapse_space(now[1]) == collapse_space(old_quote)
         outcome = beside((old, SUPERSEDED_LABEL, old_quote), now, hits)

@@ -144,6 +144,8 @@ class Expectation:
     units: frozenset[str] = frozenset()  # stemmed unit words the question counts in ("day")
     per: str | None = None  # "week" in "how many days a week"
     superlative: Superlative | None = None
+    # "How quickly …?" is answered by a span or by "immediately"; "how long …?" by a span.
+    at_once: bool = False
 
 
 def _last_question(question: str) -> str:
@@ -172,7 +174,8 @@ def _duration(whole: str, asking: str, limit: bool) -> Expectation | None:
         )
         or re.search(r"^(what|what's|whats)\b.*\b(window|period)\b", asking)
     ) and not re.search(r"\bhow much\b(?! (time|notice|leave|holiday))", whole):
-        return Expectation("duration", TIME_UNITS_STEMS)
+        at_once = bool(re.search(r"\bhow (quickly|fast)\b", whole))
+        return Expectation("duration", TIME_UNITS_STEMS, at_once=at_once)
     return None
 
 

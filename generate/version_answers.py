@@ -12,7 +12,7 @@ from docent.versions import VersionRequest, asked_version
 from generate.companions import continuation
 from generate.names import capitalised_names, holds_name
 from generate.outcomes import CURRENT_LABEL, answered
-from generate.question_types import TIME_UNITS_STEMS, Expectation
+from generate.question_types import Expectation
 from generate.quoting import cite, under_heading
 from generate.table_answers import rows_asked
 from generate.text import content_words
@@ -108,32 +108,6 @@ def unmentioned_names(
     )
     names = {name for hit in other_hits for name in capitalised_names(hit.chunk.text)}
     return sorted(n for n in names if holds_name(question, n) and not holds_name(version_text, n))
-
-
-def unsaid_words(
-    asked: set[str], successor_hits: Sequence[Hit], version_hits: Sequence[Hit]
-) -> list[str]:
-    """The question's words (``asked``: its content words) that the text of a passage of
-    today's version holds and no passage of the version asked about does, in its title,
-    headings or text: "Under the 2022 refund policy, could marketplace add-ons be refunded?"
-    quoted the 2022 refund window, checked — today's policy names the add-ons, the 2022 one
-    never did. Two versions of one document share their wording, so a word today's version
-    uses for the thing asked and the old one lacks says that version is silent on it. Today's
-    titles and headings name the document, not what is asked (a renamed statement); figures
-    and units of time are left out: they date a version, and a period is reworded ("yearly",
-    "annual")."""
-    said_now = asked & content_words(" ".join(h.chunk.text for h in successor_hits))
-    said_then = content_words(
-        " ".join(
-            " ".join([h.chunk.title or "", *h.chunk.heading_path, h.chunk.text])
-            for h in version_hits
-        )
-    )
-    return sorted(
-        w
-        for w in said_now - said_then
-        if w not in TIME_UNITS_STEMS and not any(c.isdigit() for c in w)
-    )
 
 
 # Words that say what kind of document a title names, by kind (a privacy "policy" is often

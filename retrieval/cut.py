@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from docent.contracts import Chunk, Hit
-from docent.versions import VersionRequest, asked_version, current_successor
+from docent.versions import VersionRequest, asked_version, current_successor, in_force_all_year
 
 # A question about a past version keeps that version's best passages among those passed on.
 NAMED_KEPT = 2
@@ -81,7 +81,9 @@ def cut(
     rule's does not, but it is not what applies. When it clears the bar, the successor's
     passages of the same section are kept in its place, below the bar or not (the old version
     vouches that the documents cover the question: "How long can a prospect test the product
-    …?" matched the 2023 price list's "Free trial" better than today's)."""
+    …?" matched the 2023 price list's "Free trial" better than today's). The best
+    ``NAMED_KEPT`` passages of a version the question names plainly, or of one in force for
+    the whole year it gives, are kept among the ``top_k``."""
     if top_k <= 0:
         raise ValueError(f"top_k must be greater than 0, got {top_k}")
     sources = {hit.chunk.source for hit in hits}
@@ -105,11 +107,13 @@ def cut(
             and j not in keep
         )
         del keep[top_k:]
-    # A year names the version in force in it whatever the tense ("In early 2020, could a
-    # developer in Iran use private repositories?" showed only today's pages: a user pass).
-    named = asked_for is not None and (asked_for.explicit or asked_for.year is not None)
-    if named and in_asked is not None:
+    if asked_for is not None and in_asked is not None and asked_for.explicit:
         keep = _with_named_version(keep, hits, threshold, top_k, in_asked)
+    elif asked_for is not None and asked_for.year is not None:
+        # A year alone, in any tense, names a version in force for all of it ("In early 2020,
+        # could a developer in Iran use private repositories?" showed only today's pages).
+        whole_year = in_force_all_year(asked_for, hits)
+        keep = _with_named_version(keep, hits, threshold, top_k, whole_year)
     chosen = set(keep)
     return [hits[i] for i in sorted(chosen)], [h for i, h in enumerate(hits) if i not in chosen]
 

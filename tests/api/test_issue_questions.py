@@ -202,15 +202,3 @@ def test_a_past_version_quotes_the_rule_whose_bound_holds_the_amount_asked(clien
     first = body["answer"].split("\n")[0]
     assert first.startswith("Under the superseded version (effective 2022-04-01)")
     assert "Refunds above €500 need finance approval" in first
-
-
-def test_a_past_version_silent_on_what_is_asked_is_not_quoted_as_its_answer(client: Any) -> None:
-    """A user pass: "Under the 2022 refund policy, could marketplace add-ons be refunded?"
-    quoted the 2022 refund window as a checked answer; only today's policy names the add-ons.
-    Both versions' passages are shown instead, today's rule among them."""
-    body = client("ada", "Under the 2022 refund policy, could marketplace add-ons be refunded?")
-    shown = body.json()
-    assert shown["tier"] == "probably_here" and shown["answer"] is None, shown
-    sources = [c["source"] for c in shown["closest"]]
-    assert sources[0] == "refunds-2022.md", sources
-    assert any("Marketplace add-ons" in (c["excerpt"] or "") for c in shown["closest"]), shown

@@ -192,3 +192,19 @@ def test_yes_no_wants_a_rule_and_a_superlative_wants_a_table_row() -> None:
 def test_figure_kinds() -> None:
     assert wants_figure(expect("How many days?"))
     assert not wants_figure(expect("Who approves refunds?"))
+
+
+def test_how_quickly_is_answered_by_a_span_or_by_no_time_at_all() -> None:
+    """A user pass: "… how quickly would GitHub delete my profile after I cancel my account?"
+    quoted where to cancel, not "within 90 days" ("how quickly" asked for nothing in
+    particular); a review: read as "how long", it refused "Company matching contributions
+    vest immediately." "How long" still asks for a span."""
+    quickly = expect("How quickly do company matching contributions vest?")
+    assert quickly.kind == "duration" and quickly.at_once
+    assert type_fit(quickly, "We will delete your full profile within 90 days.") == 1.0
+    assert type_fit(quickly, "Company matching contributions vest immediately.") >= 0.7
+    assert type_fit(quickly, "You may cancel your account in your user profile.") == 0.0
+    assert expect("How fast do you answer an urgent ticket?").at_once
+    long = expect("How long until my matching contributions vest?")
+    assert long.kind == "duration" and not long.at_once
+    assert type_fit(long, "Company matching contributions vest immediately.") == 0.0

@@ -203,11 +203,15 @@ def test_a_question_naming_a_past_version_keeps_its_best_passages_in_view() -> N
     assert "terms-2023.md#10" not in ids(kept)
 
 
-def test_a_year_keeps_the_version_in_force_in_it_in_view_whatever_the_tense() -> None:
+def test_a_year_keeps_the_version_in_force_all_of_it_in_view_whatever_the_tense() -> None:
     """A user pass: "In early 2020, could a developer in Iran use private repositories?" (a
     year, no version named) showed only today's pages; the 2020 page was eleventh. A year
-    before today's version keeps that year's version's best passages; today's year keeps the
-    usual top five."""
+    alone keeps the best passages of a version in force for all of it; not of one replaced
+    within it (a review: "In 2026, can a developer in Iran ...?" led with the 2020 page,
+    replaced in March 2026), nor today's year's usual top five."""
+    from dataclasses import replace
+    from datetime import date
+
     from docent.versions import VersionRequest
 
     current = [version(f"terms-{i}.md", 0.9 - i / 100, 0, f"Part {i}") for i in range(5)]
@@ -216,10 +220,19 @@ def test_a_year_keeps_the_version_in_force_in_it_in_view_whatever_the_tense() ->
         for i in range(3)
     ]
     hits = [*current, *old]
-    kept, _ = cut(hits, threshold=0.4, top_k=5, asked_for=VersionRequest(year=2023))
+    kept, _ = cut(hits, threshold=0.4, top_k=5, asked_for=VersionRequest(year=2024))
     assert ids(kept)[-2:] == ["terms-2023.md#7", "terms-2023.md#8"]
-    kept, _ = cut(hits, threshold=0.4, top_k=5, asked_for=VersionRequest(year=2026))
+    for year in (2025, 2026):
+        kept, _ = cut(hits, threshold=0.4, top_k=5, asked_for=VersionRequest(year=year))
+        assert ids(kept) == [f"terms-{i}.md#0" for i in range(5)]
+    # Replaced in March of the year asked about: in force for part of it only.
+    march = replace(current[0], chunk=replace(current[0].chunk, effective_date=date(2024, 3, 2)))
+    kept, _ = cut([march, *hits[1:]], threshold=0.4, top_k=5, asked_for=VersionRequest(year=2024))
     assert ids(kept) == [f"terms-{i}.md#0" for i in range(5)]
+    # Named plainly, that version is kept whatever part of the year it was in force.
+    dated = VersionRequest(year=2024, dated=True)
+    kept, _ = cut([march, *hits[1:]], threshold=0.4, top_k=5, asked_for=dated)
+    assert ids(kept)[-2:] == ["terms-2023.md#7", "terms-2023.md#8"]
 
 
 def test_a_named_version_takes_the_place_of_a_passage_below_the_bar_first() -> None:
