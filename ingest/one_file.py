@@ -11,6 +11,10 @@ from ingest.errors import EmptyDocument, UnreadableFile
 from ingest.registry import ContentChanged, Registry, WriteResult
 from ingest.task_metadata import TaskMetadata
 
+# A file's progress through the stages (``jobs.set_progress``): read, chunked, embedded; the
+# write that follows makes it done.
+PARSED, CHUNKED, EMBEDDED = 0.2, 0.3, 0.9
+
 
 def chunk_file(
     task: jobs.FileTask,
@@ -31,7 +35,7 @@ def chunk_file(
     if not task.path.is_file():
         raise UnreadableFile(task.source, "no such file")
     parsed = partition_file(task.path, task.source)
-    progress(0.2)
+    progress(PARSED)
     meta = metadata.resolve(task, parsed.properties)
     chunks = chunk_by_heading(
         parsed.elements,
@@ -42,7 +46,7 @@ def chunk_file(
     )
     if not chunks:
         raise EmptyDocument(task.source, "no text to index after partitioning")
-    progress(0.3)
+    progress(CHUNKED)
     force = bool(task.params.get("force"))
     change = registry.classify(meta, chunks, force)
     if change == "unchanged":

@@ -30,7 +30,7 @@ from ingest.batching import BATCH_TEXTS, Prepared, VectorMemo
 from ingest.disk import DiskRoom, write_size
 from ingest.errors import IngestError, QueueUnavailable
 from ingest.faults import Failed, Transient, attempt
-from ingest.one_file import chunk_file
+from ingest.one_file import CHUNKED, EMBEDDED, chunk_file
 from ingest.registry import ContentChanged, Registry, WriteResult
 from ingest.task_metadata import TaskMetadata
 
@@ -286,13 +286,17 @@ class Ingestor:
             return []
         with self._embedding:  # one batch at a time shares the memo (and the cores)
             texts = [t for p in waiting for t in p.texts]
-            embedded = attempt(waiting[0].task, transient, lambda: self._vectors().embed(texts))
+            embedded = attempt(
+                waiting[0].task,
+                transient,
+                lambda: self._vectors().embed(texts, lambda share: self._embedded(waiting, share)),
+            )
             if isinstance(embedded, Failed) and len(waiting) > 1:
                 # The batch failed: embed each file alone, so only the file at fault fails.
                 return [r for p in waiting for r in self._embed_and_write([p], transient)]
             results = []
             for p in waiting:
-                self._progress(p.task, 0.9)
+                self._progress(p.task, EMBEDDED)
                 outcome: WriteResult | Failed = (
                     embedded
                     if isinstance(embedded, Failed)
@@ -395,6 +399,11 @@ class Ingestor:
         }
 
     # --- one file ------------------------------------------------------------------------
+    def _embedded(self, waiting: Sequence[Prepared], share: float) -> None:
+        """Each file of a batch ``share`` of the way from chunked to embedded."""
+        for prepared in waiting:
+            self._progress(prepared.task, CHUNKED + (EMBEDDED - CHUNKED) * share)
+
     def _progress(self, task: jobs.FileTask, progress: float) -> None:
         with session_scope(self._sessions) as session:
             jobs.set_progress(session, task.job_file_id, progress)

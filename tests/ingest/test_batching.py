@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 
 from docent.contracts import Chunk
 from docent.settings import Settings
-from ingest.batching import VectorMemo, by_length, distinct_texts
+from ingest.batching import BATCH_TEXTS, VectorMemo, by_length, distinct_texts
 from tests.ingest.hashing_embedder import HashingEmbedder
 from tests.ingest.pipeline_support import BAD, ingestor_over, make_services, snapshot, write_doc
 
@@ -187,3 +187,41 @@ def test_reingest_after_a_batch_writes_nothing_new(
         assert ingestor.job_status(job)["skipped"] == 2 and len(embedder.calls) == calls
     finally:
         services.close()
+
+
+def test_a_large_file_is_embedded_in_parts_and_its_progress_moves_meanwhile(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """A user pass: a one-file job's time left rose from 11 s to 23 s while the file was
+    embedded in one call (its progress stood at "chunked" until the call returned). It is
+    embedded ``BATCH_TEXTS`` texts to a call now, and its progress moves between the calls."""
+    corpus = tmp_path / "c"
+    write_doc(corpus / "big.md", "Big policy", 120, seed=4)
+    embedder = RecordingEmbedder()
+    services = make_services(settings, None, embedder)
+    try:
+        ingestor = ingestor_over(services, batch_texts=10_000)
+        job = ingestor.submit([corpus])
+        seen: list[float] = []
+        inner = embedder.embed
+
+        def watched(texts: Sequence[str]) -> NDArray[np.float32]:
+            seen.append(float(ingestor.job_status(job)["files"][0]["progress"]))
+            return inner(texts)
+
+        embedder.embed = watched  # type: ignore[method-assign]
+        ingestor.run(job)
+        assert ingestor.job_status(job)["state"] == "succeeded"
+        assert len(embedder.calls) >= 3 and all(len(c) <= BATCH_TEXTS for c in embedder.calls)
+        assert seen[0] == 0.3 and seen == sorted(set(seen)) and seen[-1] < 0.9, seen
+    finally:
+        services.close()
+
+
+def test_the_memo_tells_the_share_embedded_between_calls() -> None:
+    texts = [f"rule {n}: " + "x" * (n % 7) for n in range(BATCH_TEXTS * 2 + 10)]
+    shares: list[float] = []
+    embedder = RecordingEmbedder()
+    assert VectorMemo(embedder).embed(texts, shares.append) == len(texts)
+    assert [len(c) for c in embedder.calls] == [BATCH_TEXTS, BATCH_TEXTS, 10]
+    assert shares == [BATCH_TEXTS / len(texts), 2 * BATCH_TEXTS / len(texts)]
