@@ -27,6 +27,7 @@ def passage_ref(chunk: Chunk) -> dict[str, Any]:
         "source": chunk.source,
         "heading_path": list(chunk.heading_path),
         "status": chunk.status,
+        "effective": iso(chunk.effective_date),
     }
 
 
@@ -37,7 +38,6 @@ def chunk_json(chunk: Chunk) -> dict[str, Any]:
         **passage_ref(chunk),
         "kind": chunk.kind,
         "access_level": chunk.access_level,
-        "effective": iso(chunk.effective_date),
         "text": chunk.text,
     }
 

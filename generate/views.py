@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from docent.contracts import Ambiguous, Answered, Declined, InsufficientEvidence
+from docent.contracts import Ambiguous, Answered, Chunk, Declined, InsufficientEvidence
 from generate.tables import is_rule_line
 
 if TYPE_CHECKING:
@@ -136,11 +136,11 @@ def human(result: AskResult) -> str:
             if weak
             else "Closest passages (an excerpt of each, not a checked answer):"
         )
+        mixed = any(p.hit.chunk.status != "current" for p in closest)
         for passage in closest:
             chunk = passage.hit.chunk
             where = " › ".join([chunk.source, *chunk.heading_path])
-            note = "" if chunk.status == "current" else f" ({chunk.status})"
-            lines.append(f"  - {where}{note}")
+            lines.append(f"  - {where}{version_note(chunk, mixed)}")
             if passage.excerpt:
                 lines.append(f"      “{marked(passage.excerpt, passage.nearest)}”")
     if result.handoff is not None:
@@ -193,3 +193,13 @@ def trace_text(trace: dict[str, Any]) -> str:
     lines.append("user prompt:")
     lines.append(str(p.get("user_prompt")))
     return "\n".join(lines)
+
+
+def version_note(chunk: Chunk, mixed: bool) -> str:
+    """A listed passage's version: a superseded or pending one's status and date, and among
+    such (``mixed``) a current one's too — a user pass read today's rule, listed unlabelled
+    under a question about the 2022 policy, as the 2022 rule."""
+    if chunk.status == "current" and not mixed:
+        return ""
+    when = f", effective {chunk.effective_date.isoformat()}" if chunk.effective_date else ""
+    return f" ({chunk.status}{when})"

@@ -40,3 +40,18 @@ def test_a_versions_table_is_cited_on_its_labels_line_with_the_table_below() -> 
     # Prose with a pipe, or a table on its own lines, is left as it is.
     for text in ("Use A | B [1].", "| Plan | Price |\n| --- | --- |\n| Team | €59 | [1]"):
         assert tables_apart(text) == text
+
+
+def test_a_listed_passage_says_its_version_when_versions_are_mixed() -> None:
+    """A user pass read today's rule, listed unlabelled under a question about the 2022
+    policy, as the 2022 rule: among old or pending passages, today's say so too."""
+    from datetime import date
+
+    from generate.views import version_note
+    from tests.render.builders import make_chunk
+
+    old = make_chunk("refunds-2022.md#0", status="superseded", effective_date=date(2022, 4, 1))
+    now = make_chunk("refunds.md#0", effective_date=date(2025, 3, 1))
+    assert version_note(old, mixed=True) == " (superseded, effective 2022-04-01)"
+    assert version_note(now, mixed=True) == " (current, effective 2025-03-01)"
+    assert version_note(now, mixed=False) == ""

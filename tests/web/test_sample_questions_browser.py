@@ -127,3 +127,16 @@ def test_a_question_nothing_matches_offers_only_weak_matches(page: Any) -> None:
     assert "probably in these passages" not in text
     assert card.query_selector("#handoff-button") is not None
     page.screenshot(path=str(SHOTS / "32-not-covered-weak.png"), full_page=True)
+
+
+def test_passages_of_several_versions_each_say_which_and_since_when(page: Any) -> None:
+    """A user pass: under a question about the 2022 policy, today's passage was listed
+    without a label and read as the 2022 rule."""
+    card = ask(page, "In 2023, could customers get their money back a week after buying?")
+    items = {
+        li.query_selector("code").inner_text(): li.inner_text()
+        for li in card.query_selector_all(".closest > li")
+    }
+    assert "Superseded" in items["refunds-2022.md"] and "2022-04-01" in items["refunds-2022.md"]
+    assert "Current" in items["refunds.md"] and "2025-03-01" in items["refunds.md"], items
+    page.screenshot(path=str(SHOTS / "36-versions-labelled.png"), full_page=True)

@@ -45,6 +45,10 @@ function el(tag, attrs = {}, ...children) {
 
 const STATUS = { current: "Current", superseded: "Superseded", pending: "Not yet in force" };
 const badge = (status) => el("span", { class: `badge badge-${status}`, text: STATUS[status] || status });
+// A listed passage's version: its status badge, with the date it took effect.
+const versionBadge = (r, mixed) => (r.status !== "current" || mixed
+  ? [" ", badge(r.status), r.effective ? el("span", { class: "muted small", text: ` effective ${r.effective}` }) : null]
+  : null);
 const passageHref = (id, quote) =>
   `/passages/${id.split("/").map(encodeURIComponent).join("/")}` + (quote ? `?quote=${encodeURIComponent(quote)}` : "");
 
@@ -184,12 +188,15 @@ function renderAnswer(data, question, { focus = true } = {}) {
       const lead = probably || data.reason_code === "version_not_found"
         ? "Read these first: each passage with its sentence nearest your question (not a checked answer):"
         : "Nearest passages, a weak match (they may not hold the answer):";
+      // Among old or pending passages, today's are labelled too: a user pass read today's
+      // rule, unlabelled under a question about the 2022 policy, as the 2022 rule.
+      const mixed = closest.some((r) => r.status !== "current");
       card.append(el("p", { class: "muted small", text: lead }),
         el("ul", { class: "closest" }, closest.map((r) =>
           el("li", {},
             el("a", { href: passageHref(r.id, r.nearest || undefined) }, (r.heading_path || []).join(" › ") || r.source),
             " ", el("code", { text: r.source }),
-            r.status !== "current" ? [" ", badge(r.status)] : null,
+            versionBadge(r, mixed),
             r.excerpt ? excerptEl(r) : null,
             // Also on a weak match: the asker finding the answer there means it is no gap.
             data.trace_id ? feedbackControls(data, r.id) : null))));
