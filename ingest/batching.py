@@ -79,9 +79,10 @@ class VectorMemo:
             if text in self._vectors:
                 self._vectors.move_to_end(text)
         missing = by_length([t for t in unique if t not in self._vectors])
+        held = len(unique) - len(missing)  # counted as done: a retry's share never falls back
         for start in range(0, len(missing), BATCH_TEXTS):
             if start and done is not None:
-                done(start / len(missing))
+                done((held + start) / len(unique))
             part = missing[start : start + BATCH_TEXTS]
             for text, vector in zip(part, self._embedder.embed(part), strict=True):
                 self._vectors[text] = vector

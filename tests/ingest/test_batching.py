@@ -225,3 +225,20 @@ def test_the_memo_tells_the_share_embedded_between_calls() -> None:
     assert VectorMemo(embedder).embed(texts, shares.append) == len(texts)
     assert [len(c) for c in embedder.calls] == [BATCH_TEXTS, BATCH_TEXTS, 10]
     assert shares == [BATCH_TEXTS / len(texts), 2 * BATCH_TEXTS / len(texts)]
+
+
+def test_after_a_failed_part_the_retry_counts_the_parts_kept_as_done() -> None:
+    """A transient fault in the third part: the retry embeds only what is missing, and the
+    share it reports goes on from the parts already kept, never back."""
+    texts = [f"rule {n}" for n in range(BATCH_TEXTS * 3 + 10)]
+    embedder = RecordingEmbedder(poison="rule 9")  # "rule 9…" sorts into the third part
+    memo = VectorMemo(embedder)
+    shares: list[float] = []
+    with pytest.raises(RuntimeError):
+        memo.embed(texts, shares.append)
+    before = list(shares)
+    embedder._poison = None
+    shares.clear()
+    assert memo.embed(texts, shares.append) == len(texts) - 2 * BATCH_TEXTS
+    assert before == [BATCH_TEXTS / len(texts), 2 * BATCH_TEXTS / len(texts)]
+    assert shares == [3 * BATCH_TEXTS / len(texts)]
