@@ -63,7 +63,7 @@ _FREQUENCY = re.compile(
 # No time at all, in words: an answer to "how quickly" (``Expectation.at_once``).
 _AT_ONCE = re.compile(
     r"\b(immediately|at once|straight away|right away|without (undue )?delay|as soon as "
-    r"possible|promptly|same day)\b",
+    r"possible|promptly)\b",
     re.IGNORECASE,
 )
 _PAY = re.compile(r"\b(pay|salary|wage|wages|earnings)\b", re.IGNORECASE)

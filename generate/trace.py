@@ -18,7 +18,7 @@ from docent.access import DEFAULT_LEVELS, level_rank, visible
 from docent.contracts import Hit, Principal
 from docent.db.models import TraceRecord
 from docent.db.session import session_scope
-from docent.views import iso, passage_ref
+from docent.views import passage_ref
 from generate.errors import TraceNotFound, TraceStoreUnavailable
 from generate.outcomes import outcome_to_dict
 
@@ -30,7 +30,6 @@ def hit_record(hit: Hit, stages: Mapping[str, Sequence[str]]) -> dict[str, Any]:
     chunk = hit.chunk
     return {
         **passage_ref(chunk),
-        "effective": iso(chunk.effective_date),
         "access_level": chunk.access_level,
         "groups": list(chunk.groups),
         "rank": hit.rank,

@@ -201,5 +201,5 @@ def version_note(chunk: Chunk, mixed: bool) -> str:
     under a question about the 2022 policy, as the 2022 rule."""
     if chunk.status == "current" and not mixed:
         return ""
-    when = f", effective {chunk.effective_date.isoformat()}" if chunk.effective_date else ""
-    return f" ({chunk.status}{when})"
+    when = f"effective {chunk.effective_date.isoformat()}, " if chunk.effective_date else ""
+    return f" ({when}{chunk.status})"

@@ -1,5 +1,5 @@
 """Embedding across files: documents whose content changed wait in one batch, and every
-distinct text of the batch is embedded once, in one call, longest first.
+distinct text of the batch is embedded once, longest first, ``BATCH_TEXTS`` to a call.
 
 Ingest time is embedding time (99 % of a real-corpus profile), so nothing is embedded that
 need not be: a unit identical to its chunk text (a one-sentence chunk), a sentence repeated
@@ -86,7 +86,7 @@ class VectorMemo:
             part = missing[start : start + BATCH_TEXTS]
             for text, vector in zip(part, self._embedder.embed(part), strict=True):
                 self._vectors[text] = vector
-        self.embedded_texts += len(missing)
+            self.embedded_texts += len(part)
         return len(missing)
 
     def embedded(self, chunks: Sequence[Chunk]) -> Embedded:

@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from docent.db.models import Document, Job, JobFile, as_utc, utcnow
@@ -124,9 +124,15 @@ def claim_file(session: Session, job_file_id: int) -> FileTask | None:
 
 
 def set_progress(session: Session, job_file_id: int, progress: float) -> None:
+    """A running file's progress, never lowered: a batch that fails and is embedded again
+    file by file reports each file's share afresh (a review saw 0.76 fall to 0.63)."""
     session.execute(
         update(JobFile)
-        .where(JobFile.id == job_file_id, JobFile.state == "running")
+        .where(
+            JobFile.id == job_file_id,
+            JobFile.state == "running",
+            or_(JobFile.progress.is_(None), JobFile.progress < progress),
+        )
         .values(progress=progress)
     )
 

@@ -9,6 +9,7 @@ so submitting and watching a job needs only the database.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -226,7 +227,7 @@ class Ingestor:
         on_file: Callable[[FileResult], None] | None = None,
     ) -> list[FileResult]:
         """Prepare the files one by one; those that need vectors wait until the batch holds
-        ``batch_texts`` distinct texts, are embedded in one call, then each is written,
+        ``batch_texts`` distinct texts, are embedded together, then each is written,
         committed and reported on its own, exactly as if it had been ingested alone."""
         results: list[FileResult] = []
 
@@ -286,10 +287,9 @@ class Ingestor:
             return []
         with self._embedding:  # one batch at a time shares the memo (and the cores)
             texts = [t for p in waiting for t in p.texts]
+            moved = functools.partial(self._embedded, waiting)
             embedded = attempt(
-                waiting[0].task,
-                transient,
-                lambda: self._vectors().embed(texts, lambda share: self._embedded(waiting, share)),
+                waiting[0].task, transient, lambda: self._vectors().embed(texts, moved)
             )
             if isinstance(embedded, Failed) and len(waiting) > 1:
                 # The batch failed: embed each file alone, so only the file at fault fails.

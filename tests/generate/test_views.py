@@ -52,6 +52,6 @@ def test_a_listed_passage_says_its_version_when_versions_are_mixed() -> None:
 
     old = make_chunk("refunds-2022.md#0", status="superseded", effective_date=date(2022, 4, 1))
     now = make_chunk("refunds.md#0", effective_date=date(2025, 3, 1))
-    assert version_note(old, mixed=True) == " (superseded, effective 2022-04-01)"
-    assert version_note(now, mixed=True) == " (current, effective 2025-03-01)"
+    assert version_note(old, mixed=True) == " (effective 2022-04-01, superseded)"
+    assert version_note(now, mixed=True) == " (effective 2025-03-01, current)"
     assert version_note(now, mixed=False) == ""

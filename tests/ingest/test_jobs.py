@@ -60,6 +60,24 @@ def test_job_goes_queued_running_succeeded(sessions, tmp_path: Path) -> None:  #
     assert status["eta_s"] == 0
 
 
+def test_a_running_files_progress_never_falls_back(sessions, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A review: a batch that failed and was embedded again file by file reported each
+    file's share afresh, from lower (0.76 fell to 0.63): its time left jumped up."""
+    job_id = _job(sessions, tmp_path)
+    with session_scope(sessions) as session:
+        file_id = jobs.pending_file_ids(session, job_id)[0]
+        jobs.claim_file(session, file_id)
+    for share in (0.3, 0.76, 0.63, 0.9):
+        with session_scope(sessions) as session:
+            jobs.set_progress(session, file_id, share)
+    with session_scope(sessions) as session:
+        progress = [f["progress"] for f in jobs.status_of(session, job_id)["files"]]
+    assert progress[0] == 0.9
+    with session_scope(sessions) as session:
+        jobs.set_progress(session, file_id, 0.5)
+        assert jobs.status_of(session, job_id)["files"][0]["progress"] == 0.9
+
+
 def test_pace_is_chunks_per_second_and_seconds_left_at_that_pace() -> None:
     start = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
     now = start + timedelta(seconds=40)

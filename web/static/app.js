@@ -47,7 +47,7 @@ const STATUS = { current: "Current", superseded: "Superseded", pending: "Not yet
 const badge = (status) => el("span", { class: `badge badge-${status}`, text: STATUS[status] || status });
 // A listed passage's version: its status badge, with the date it took effect.
 const versionBadge = (r, mixed) => (r.status !== "current" || mixed
-  ? [" ", badge(r.status), r.effective ? el("span", { class: "muted small", text: ` effective ${r.effective}` }) : null]
+  ? [" ", badge(r.status), r.effective ? el("span", { class: "muted small", text: ` · effective ${r.effective}` }) : null]
   : null);
 const passageHref = (id, quote) =>
   `/passages/${id.split("/").map(encodeURIComponent).join("/")}` + (quote ? `?quote=${encodeURIComponent(quote)}` : "");
