@@ -64,7 +64,9 @@ def test_the_history_lists_ones_own_questions_newest_first(env: ApiEnv) -> None:
     one = env.get("ada", f"/api/history/{answered['trace_id']}").json()
     assert one == first
     page = env.get("ada", "/history", headers={"Accept": "text/html"}).text
-    assert "Your questions" in page and "three days" in page and "Handed back" in page
+    assert "Your questions" in page and "three days" in page and "Not answered" in page
+    # A user pass: "Handed back" read as passed to someone; this one was not.
+    assert "Handed back" not in page and "Passed to" not in page
     assert f"[{answered['citations'][0]['id']}]" not in page  # markers as numbers: "[1]"
 
 

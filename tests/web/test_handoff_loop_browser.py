@@ -141,7 +141,7 @@ def test_ada_hands_off_eddie_replies_ada_reads_the_reply(
     asker.get_by_role("link", name="History 1 unread reply").click()
     asker.wait_for_url("**/history")
     item = asker.locator(".history-item", has_text=QUESTION)
-    assert "Handed back" in item.inner_text() and "New reply" in item.inner_text()
+    assert "Not answered" in item.inner_text() and "New reply" in item.inner_text()
     reply = item.locator(".history-reply")
     assert "passed to people ops" in reply.inner_text().lower()
     assert "Reply from eddie" in reply.inner_text()
