@@ -64,9 +64,10 @@ def test_the_history_lists_ones_own_questions_newest_first(env: ApiEnv) -> None:
     one = env.get("ada", f"/api/history/{answered['trace_id']}").json()
     assert one == first
     page = env.get("ada", "/history", headers={"Accept": "text/html"}).text
-    assert "Your questions" in page and "three days" in page and "Not answered" in page
+    assert "Your questions" in page and "three days" in page and "Handed back" not in page
     # A user pass: "Handed back" read as passed to someone; this one was not.
-    assert "Handed back" not in page and "Passed to" not in page
+    item = page.split(f'data-trace="{handed_back["trace_id"]}"', 1)[1].split("</li>", 1)[0]
+    assert "Not answered" in item and "Passed to" not in item, item
     assert f"[{answered['citations'][0]['id']}]" not in page  # markers as numbers: "[1]"
 
 
