@@ -22,6 +22,7 @@ from tests.web.conftest import SHOTS, LiveServer, serving, sign_in
 pytestmark = pytest.mark.browser
 
 QUESTION = "How many dogs may I bring on home working days?"
+NOTE = "Mine is a small, quiet spaniel."
 REPLY = "No dogs at home-working desks.\nGuide dogs are always welcome: tell your manager."
 DESKTOP = {"width": 1200, "height": 860}
 PHONE = {"width": 390, "height": 844}
@@ -86,6 +87,7 @@ def hand_off_as_ada(open_page: Any) -> Any:
     page.get_by_label("Your question").fill(QUESTION)
     page.get_by_role("button", name="Ask").click()
     page.wait_for_selector(".nonanswer")
+    page.get_by_label("A note for them (optional)").fill(NOTE)
     page.get_by_role("button", name="Ask a person").click()
     page.wait_for_selector(".alert-ok")
     assert "People Ops" in page.inner_text(".alert-ok")
@@ -105,6 +107,7 @@ def reply_as_eddie(open_page: Any) -> None:
     assert "passed to you or your team" in owner.inner_text(".page-head")
     card = owner.locator("#handoff-list .handoff", has_text=QUESTION)
     assert re.search(r"waiting (just now|\d+ min)", card.inner_text())
+    assert NOTE in card.inner_text()  # the asker's note reaches the person
     box = card.get_by_label("Reply to ada")
     assert box.evaluate("node => node.tagName") == "TEXTAREA"
     choices = card.get_by_label("Document that answers it (optional)")

@@ -251,11 +251,13 @@ function handoffOffer(data, question, quiet) {
   const owner = data.handoff?.owner;
   const btn = el("button", { type: "button", class: quiet ? "btn btn-quiet" : "btn btn-primary", id: "handoff-button" }, "Ask a person");
   const note = el("span", { class: "muted small", text: quiet ? "Not what you needed?" : (owner ? `It will go to ${owner}, who owns the closest document.` : "It will go to the docs team.") });
+  // Optional context for the person (a user pass: one click sent the bare question).
+  const added = quiet ? null : el("input", { type: "text", class: "handoff-note", maxlength: "2000", "aria-label": "A note for them (optional)", placeholder: "A note for them (optional)" });
   btn.addEventListener("click", async () => {
     btn.disabled = true;
     btn.textContent = "Sending…";
     try {
-      const h = await api("/api/handoffs", { method: "POST", json: { trace_id: data.trace_id || null, question, outcome: data.outcome } });
+      const h = await api("/api/handoffs", { method: "POST", json: { trace_id: data.trace_id || null, question, outcome: data.outcome, note: added?.value.trim() || null } });
       wrap.replaceChildren(el("div", { class: "alert alert-ok", role: "status" },
         el("strong", { text: "Sent. " }), `Your question went to ${h.routed_to} (handoff #${h.id}). Their reply will show beside it in your `,
         el("a", { href: "/history", text: "History" }), "."));
@@ -265,7 +267,7 @@ function handoffOffer(data, question, quiet) {
       wrap.append(el("div", { class: "alert alert-error", role: "alert", text: e.message }));
     }
   });
-  wrap.append(btn, note);
+  wrap.append(...(added ? [added] : []), btn, note);
   return wrap;
 }
 
