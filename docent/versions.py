@@ -298,14 +298,13 @@ def in_force_all_year(request: VersionRequest, hits: Sequence[Hit]) -> Callable[
     year it gives is not named by the year alone ("In 2026, can a developer in Iran ...?"
     asks about today's page, in force since March 2026)."""
     effective = {hit.chunk.source: hit.chunk.effective_date for hit in hits}
-    asked = asked_version(request, hits)
 
     def whole_year(chunk: Chunk) -> bool:
-        if request.year is None or not asked(chunk):
+        successor = effective.get(chunk.superseded_by or "")
+        if request.year is None or not names_version(request, chunk, successor):
             return False
         if str(request.year) in f"{chunk.source} {chunk.title or ''}":
             return True
-        successor = effective.get(chunk.superseded_by or "")
         return successor is not None and successor > date(request.year, 12, 31)
 
     return whole_year
