@@ -9,7 +9,6 @@ so submitting and watching a job needs only the database.
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 import time
@@ -273,7 +272,7 @@ class Ingestor:
                 metadata=self._metadata,
                 registry=self.registry,
                 chunk_tokens=self._settings.chunk_tokens,
-                progress=lambda share: self._progress(task, share),
+                progress=lambda share: self._progress([task], share),
             ),
         )
         if isinstance(outcome, Prepared):
@@ -287,16 +286,18 @@ class Ingestor:
             return []
         with self._embedding:  # one batch at a time shares the memo (and the cores)
             texts = [t for p in waiting for t in p.texts]
-            moved = functools.partial(self._embedded, waiting)
-            embedded = attempt(
-                waiting[0].task, transient, lambda: self._vectors().embed(texts, moved)
-            )
+            tasks = [p.task for p in waiting]
+
+            def moved(share: float) -> None:  # from chunked to embedded
+                self._progress(tasks, CHUNKED + (EMBEDDED - CHUNKED) * share)
+
+            embedded = attempt(tasks[0], transient, lambda: self._vectors().embed(texts, moved))
             if isinstance(embedded, Failed) and len(waiting) > 1:
                 # The batch failed: embed each file alone, so only the file at fault fails.
                 return [r for p in waiting for r in self._embed_and_write([p], transient)]
             results = []
             for p in waiting:
-                self._progress(p.task, EMBEDDED)
+                self._progress([p.task], EMBEDDED)
                 outcome: WriteResult | Failed = (
                     embedded
                     if isinstance(embedded, Failed)
@@ -399,11 +400,8 @@ class Ingestor:
         }
 
     # --- one file ------------------------------------------------------------------------
-    def _embedded(self, waiting: Sequence[Prepared], share: float) -> None:
-        """Each file of a batch ``share`` of the way from chunked to embedded."""
-        for prepared in waiting:
-            self._progress(prepared.task, CHUNKED + (EMBEDDED - CHUNKED) * share)
-
-    def _progress(self, task: jobs.FileTask, progress: float) -> None:
+    def _progress(self, tasks: Sequence[jobs.FileTask], progress: float) -> None:
+        """Files' progress, in one transaction (a batch's files move together)."""
         with session_scope(self._sessions) as session:
-            jobs.set_progress(session, task.job_file_id, progress)
+            for task in tasks:
+                jobs.set_progress(session, task.job_file_id, progress)
