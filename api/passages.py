@@ -8,12 +8,33 @@ from itertools import groupby
 from typing import Any
 
 from docent.contracts import Chunk
+from docent.list_items import ITEM_LINE
 from store.protocol import ChunkIndex
 
 
 def fetch_chunks(index: ChunkIndex, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
     """The chunks that exist, by id (missing ids are simply absent)."""
     return {cid: stored.chunk for cid, stored in index.get(chunk_ids).items()}
+
+
+def successor_passage(chunk: Chunk, successors: Sequence[Chunk]) -> Chunk | None:
+    """The passage of the version that replaced ``chunk``'s (``successors``, that document's
+    chunks in order) to read instead: the one whose headings end as ``chunk``'s do most
+    ("Refunds Policy 2022 › Approval" → "Refunds Policy › Approval"; a title names its
+    version, so the match is counted from the end), else the document's first passage."""
+
+    def shared_tail(other: Chunk) -> int:
+        count = 0
+        for a, b in zip(reversed(chunk.heading_path), reversed(other.heading_path), strict=False):
+            if " ".join(a.split()).casefold() != " ".join(b.split()).casefold():
+                break
+            count += 1
+        return count
+
+    if not successors:
+        return None
+    best = max(successors, key=shared_tail)  # the first of equals: max keeps the earliest
+    return best if shared_tail(best) else successors[0]
 
 
 def highlight_spans(text: str, quote: str | None) -> list[tuple[str, bool]]:
@@ -44,8 +65,9 @@ def _find(text: str, needle: str) -> tuple[int, int]:
 
 
 def passage_blocks(text: str, quote: str | None) -> list[dict[str, Any]]:
-    """The passage as the view shows it: prose parts with the quote highlighted, and each
-    Markdown table as rows of cells, the rows the quote names marked."""
+    """The passage as the view shows it: prose parts with the quote highlighted, each list
+    as its items (``prose_blocks``), and each Markdown table as rows of cells, the rows the
+    quote names marked."""
     from generate.tables import is_table_line, table_view
 
     quoted = {" ".join(line.split()) for line in (quote or "").splitlines() if line.strip()}
@@ -54,8 +76,7 @@ def passage_blocks(text: str, quote: str | None) -> list[dict[str, Any]]:
         run = "".join(lines)
         view = table_view(run) if is_table else None
         if view is None:
-            parts = highlight_spans(run, quote)
-            blocks.append({"parts": [{"text": t, "mark": m} for t, m in parts]})
+            blocks += prose_blocks(highlight_spans(run, quote))
             continue
         body = [line for line in run.splitlines() if line.strip()][1:]
         body = [line for line in body if not set(line.strip()) <= set("|-: ")]
@@ -70,6 +91,84 @@ def passage_blocks(text: str, quote: str | None) -> list[dict[str, Any]]:
             }
         )
     return blocks
+
+
+Parts = list[tuple[str, bool]]
+
+
+def prose_blocks(parts: Parts) -> list[dict[str, Any]]:
+    """Highlighted prose cut into runs of plain lines (``{"parts"}``) and lists
+    (``{"items": [{"depth", "parts"}]}``): chunking writes an item as ``"  " * depth + "- "``
+    and its later paragraphs indented under it, which read as raw "- " lines in a
+    paragraph. An item's marker is left out of its parts; a mark over several items is
+    cut at each line."""
+    blocks: list[dict[str, Any]] = []
+    for line in _lines(parts):
+        text = "".join(t for t, _ in line)
+        item = ITEM_LINE.match(text)
+        items = blocks[-1].get("items") if blocks else None
+        if item:
+            depth = len(item.group(1).expandtabs()) // 2
+            entry = {"depth": depth, "parts": _json(_drop(line, item.start(2)))}
+            if items is not None:
+                items.append(entry)
+            else:
+                if blocks and blocks[-1]["parts"]:  # the list starts on a line of its own
+                    last = blocks[-1]["parts"][-1]
+                    last["text"] = last["text"].rstrip("\n")
+                blocks.append({"items": [entry]})
+        elif items is not None and text[:1].isspace() and text.strip():
+            # A later paragraph of the item above it.
+            items[-1]["parts"] += _json(
+                [("\n", False), *_drop(line, len(text) - len(text.lstrip()))]
+            )
+        elif blocks and "parts" in blocks[-1]:
+            blocks[-1]["parts"] += _json(line)
+        else:
+            blocks.append({"parts": _json(line)})
+    for block in blocks:
+        for holder in block.get("items", [block]):
+            holder["parts"] = _merged(holder["parts"])
+    return [b for b in blocks if b.get("items") or b["parts"]]
+
+
+def _lines(parts: Parts) -> list[Parts]:
+    """``parts`` cut at each newline, the newline kept at the end of its line."""
+    lines: list[Parts] = [[]]
+    for text, mark in parts:
+        for piece in text.splitlines(keepends=True):
+            lines[-1].append((piece, mark))
+            if piece.endswith("\n"):
+                lines.append([])
+    return [line for line in lines if line]
+
+
+def _drop(line: Parts, count: int) -> Parts:
+    """``line`` without its first ``count`` characters, nor its newline."""
+    out: Parts = []
+    for text, mark in line:
+        cut = min(count, len(text))
+        count -= cut
+        if text[cut:].rstrip("\n"):
+            out.append((text[cut:].rstrip("\n"), mark))
+    return out
+
+
+def _json(parts: Parts) -> list[dict[str, Any]]:
+    return [{"text": t, "mark": m} for t, m in parts if t]
+
+
+def _merged(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Neighbouring parts of one kind as one (a line cut no mark)."""
+    out: list[dict[str, Any]] = []
+    for part in parts:
+        if not part["text"]:
+            continue
+        if out and out[-1]["mark"] == part["mark"]:
+            out[-1] = {"text": out[-1]["text"] + part["text"], "mark": part["mark"]}
+        else:
+            out.append(dict(part))
+    return out
 
 
 def _loose_find(text: str, needle: str) -> tuple[int, int]:

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from api.deps import AnyUserDep, AskerDep, DbDep, ServicesDep
 from api.gaps import covering_source, everyone, is_gap_candidate, record_gap
 from api.metrics import stage_timings
-from api.passages import fetch_chunks, highlight_spans, passage_blocks
+from api.passages import fetch_chunks, highlight_spans, passage_blocks, successor_passage
 from api.ports import ask_json_of, asker_of
 from api.recheck import recheck_ask
 from api.trace_access import trace_readable
@@ -107,10 +107,17 @@ def passage_view(
     if successor:  # named only if readable: a successor above them stays nameless
         with session_scope(services.sessions) as db:
             successor = next(iter(readable_sources(db, user, [successor], levels)), None)
+    readable = (
+        [c for c in services.index.chunks_of(successor) if can_read_chunk(user, c, levels)]
+        if successor
+        else []
+    )
+    instead = successor_passage(chunk, readable)
     return {
         **chunk_json(chunk),
         "title": chunk.title,
         "superseded_by": successor,
+        "superseded_by_passage": instead.chunk_id if instead else None,
         "owner": chunk.owner,
         "highlight": [{"text": t, "mark": m} for t, m in highlight_spans(chunk.text, quote)],
         "blocks": passage_blocks(chunk.text, quote),

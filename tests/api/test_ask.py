@@ -90,6 +90,12 @@ def test_superseded_and_pending_passages_say_so(env: ApiEnv) -> None:
     page = env.get("ada", f"/passages/{quote(old['id'])}")
     assert page.status_code == 200
     assert "Superseded" in page.text and "travel.md" in page.text
+    # It links the passage that replaced it: today's section of the same name.
+    instead = env.get("ada", f"/api/passages/{quote(old['id'])}").json()["superseded_by_passage"]
+    replaced_by = env.get("ada", f"/api/passages/{quote(instead)}").json()
+    assert replaced_by["source"] == "travel.md" and replaced_by["status"] == "current"
+    assert replaced_by["heading_path"][-1] == "Per diem" and "45 euros" in replaced_by["text"]
+    assert f'href="/passages/{quote(instead, safe="/")}"' in page.text
     page = env.get("ada", f"/passages/{quote(future['id'])}")
     assert "Not yet in force" in page.text and "2099-01-01" in page.text
 

@@ -1,7 +1,8 @@
 """The passage view's blocks: prose with the quote highlighted, tables as cells with the
 cited row marked."""
 
-from api.passages import passage_blocks
+from api.passages import passage_blocks, successor_passage
+from docent.contracts import Chunk
 
 TEXT = (
     "Daily rates by city:\n"
@@ -36,17 +37,61 @@ def test_list_items_quoted_apart_are_each_marked() -> None:
     blocks = passage_blocks(text, "First class airfare\nEconomy class airfare")
     assert blocks == [
         {
-            "parts": [
-                {"text": "- ", "mark": False},
-                {"text": "First class airfare", "mark": True},
-                {"text": "\n- Winery tours\n- ", "mark": False},
-                {"text": "Economy class airfare", "mark": True},
-                {"text": "\n", "mark": False},
+            "items": [
+                {"depth": 0, "parts": [{"text": "First class airfare", "mark": True}]},
+                {"depth": 0, "parts": [{"text": "Winery tours", "mark": False}]},
+                {"depth": 0, "parts": [{"text": "Economy class airfare", "mark": True}]},
             ]
         }
     ]
-    # A quote that is one run of the text is one mark, as before.
+    # A quote that is one run of the text marks each item it runs over.
     one = passage_blocks(text, "Winery tours\n- Economy class airfare")
-    assert [p["text"] for p in one[0]["parts"] if p["mark"]] == [
-        "Winery tours\n- Economy class airfare"
+    assert [[p["mark"] for p in item["parts"]] for item in one[0]["items"]] == [
+        [False],
+        [True],
+        [True],
     ]
+
+
+def test_a_list_is_its_items_nested_and_with_their_later_paragraphs() -> None:
+    """A browser pass: list items read as raw "- " lines in the passage view."""
+    text = (
+        "Not refunded:\n- Services already delivered.\n  - Including training days.\n"
+        "    Booked days count as delivered.\n- Marketplace add-ons.\nAsk Finance."
+    )
+    prose, items, tail = passage_blocks(text, "Marketplace add-ons.")
+    assert prose == {"parts": [{"text": "Not refunded:", "mark": False}]}
+    assert items == {
+        "items": [
+            {"depth": 0, "parts": [{"text": "Services already delivered.", "mark": False}]},
+            {
+                "depth": 1,
+                "parts": [
+                    {
+                        "text": "Including training days.\nBooked days count as delivered.",
+                        "mark": False,
+                    }
+                ],
+            },
+            {"depth": 0, "parts": [{"text": "Marketplace add-ons.", "mark": True}]},
+        ]
+    }
+    assert tail == {"parts": [{"text": "Ask Finance.", "mark": False}]}
+
+
+def _chunk(cid: str, *path: str) -> Chunk:
+    source = cid.split("#")[0]
+    return Chunk(cid, source, source, path, "text", "…", "…", ("…",), cid)
+
+
+def test_a_superseded_passage_links_the_successor_section_of_its_name() -> None:
+    old = _chunk("refunds-2022.md#1", "Refunds Policy 2022", "Approval")
+    today = [
+        _chunk("refunds.md#0", "Refunds Policy", "Eligibility"),
+        _chunk("refunds.md#2", "Refunds Policy", "Approval"),
+    ]
+    assert successor_passage(old, today) == today[1]
+    # No section of that name: the successor's first passage; no passage: nothing.
+    gone = _chunk("refunds-2022.md#3", "Refunds Policy 2022", "Appeals")
+    assert successor_passage(gone, today) == today[0]
+    assert successor_passage(old, []) is None

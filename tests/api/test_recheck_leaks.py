@@ -128,8 +128,11 @@ def test_a_successor_or_predecessor_above_the_reader_is_not_named(leak_env: ApiE
         passage = env.get(who, f"/api/passages/{old}")
         assert passage.status_code == 200 and passage.json()["status"] == "superseded"
         assert passage.json()["superseded_by"] == ("parking-zircon.md" if may else None)
+        instead = passage.json()["superseded_by_passage"]  # and links its passage likewise
+        assert (instead or "").startswith("parking-zircon.md#") if may else instead is None
         page = env.get(who, f"/passages/{old}", headers={"Accept": "text/html"})
         assert page.status_code == 200 and ("parking-zircon.md" in page.text) is may
+        assert ("Read the passage that replaced it" in page.text) is may
         if not may:
             assert leaks(seen(passage) + seen(page), principal(who)) == []
     for who, may in (("eddie", False), ("carla", True)):
