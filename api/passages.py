@@ -19,22 +19,27 @@ def fetch_chunks(index: ChunkIndex, chunk_ids: Sequence[str]) -> dict[str, Chunk
 
 def successor_passage(chunk: Chunk, successors: Sequence[Chunk]) -> Chunk | None:
     """The passage of the version that replaced ``chunk``'s (``successors``, that document's
-    chunks in order) to read instead: the one whose headings end as ``chunk``'s do most
-    ("Refunds Policy 2022 › Approval" → "Refunds Policy › Approval"; a title names its
-    version, so the match is counted from the end), else the document's first passage."""
+    chunks in order) to read instead: the one under the same sections below the title (a
+    title names its version: "Refunds Policy 2022 › Approval" → "Refunds Policy ›
+    Approval"), else under the most of them from the top (a parent section before a
+    same-named subsection elsewhere), else the document's first passage."""
 
-    def shared_tail(other: Chunk) -> int:
+    def sections(c: Chunk) -> list[str]:
+        return [" ".join(h.split()).casefold() for h in c.heading_path[1:]]
+
+    def shared(other: Chunk) -> int:
         count = 0
-        for a, b in zip(reversed(chunk.heading_path), reversed(other.heading_path), strict=False):
-            if " ".join(a.split()).casefold() != " ".join(b.split()).casefold():
+        for a, b in zip(sections(chunk), sections(other), strict=False):
+            if a != b:
                 break
             count += 1
         return count
 
     if not successors:
         return None
-    best = max(successors, key=shared_tail)  # the first of equals: max keeps the earliest
-    return best if shared_tail(best) else successors[0]
+    same = [c for c in successors if sections(c) == sections(chunk)]
+    best = same[0] if same else max(successors, key=shared)  # max keeps the first of equals
+    return best if same or shared(best) else successors[0]
 
 
 def highlight_spans(text: str, quote: str | None) -> list[tuple[str, bool]]:
@@ -104,24 +109,21 @@ def prose_blocks(parts: Parts) -> list[dict[str, Any]]:
     cut at each line."""
     blocks: list[dict[str, Any]] = []
     for line in _lines(parts):
-        text = "".join(t for t, _ in line)
+        text = "".join(t for t, _ in line).rstrip("\r\n")
         item = ITEM_LINE.match(text)
         items = blocks[-1].get("items") if blocks else None
-        if item:
-            depth = len(item.group(1).expandtabs()) // 2
+        if item and item.group(2).strip():
+            depth = len(item.group(1).expandtabs(2)) // 2
             entry = {"depth": depth, "parts": _json(_drop(line, item.start(2)))}
             if items is not None:
                 items.append(entry)
             else:
                 if blocks and blocks[-1]["parts"]:  # the list starts on a line of its own
                     last = blocks[-1]["parts"][-1]
-                    last["text"] = last["text"].rstrip("\n")
+                    last["text"] = last["text"].rstrip("\r\n")
                 blocks.append({"items": [entry]})
         elif items is not None and text[:1].isspace() and text.strip():
-            # A later paragraph of the item above it.
-            items[-1]["parts"] += _json(
-                [("\n", False), *_drop(line, len(text) - len(text.lstrip()))]
-            )
+            _later_paragraph(items, line, text)
         elif blocks and "parts" in blocks[-1]:
             blocks[-1]["parts"] += _json(line)
         else:
@@ -130,6 +132,19 @@ def prose_blocks(parts: Parts) -> list[dict[str, Any]]:
         for holder in block.get("items", [block]):
             holder["parts"] = _merged(holder["parts"])
     return [b for b in blocks if b.get("items") or b["parts"]]
+
+
+def _later_paragraph(items: list[dict[str, Any]], line: Parts, text: str) -> None:
+    """A later paragraph of an item, written at its item's text column (``"  " * (depth +
+    1)``): under that item when it is the last one, else on a line of its own at that
+    item's depth, without a bullet (after a nested item it belongs to the outer one)."""
+    indent = len(text) - len(text.lstrip())
+    depth = max(len(text[:indent].expandtabs(2)) // 2 - 1, 0)
+    parts = _json(_drop(line, indent))
+    if items[-1]["depth"] == depth or not any(i["depth"] == depth for i in items):
+        items[-1]["parts"] += [{"text": "\n", "mark": False}, *parts]
+    else:
+        items.append({"depth": depth, "parts": parts, "more": True})
 
 
 def _lines(parts: Parts) -> list[Parts]:
@@ -149,8 +164,8 @@ def _drop(line: Parts, count: int) -> Parts:
     for text, mark in line:
         cut = min(count, len(text))
         count -= cut
-        if text[cut:].rstrip("\n"):
-            out.append((text[cut:].rstrip("\n"), mark))
+        if text[cut:].rstrip("\r\n"):
+            out.append((text[cut:].rstrip("\r\n"), mark))
     return out
 
 

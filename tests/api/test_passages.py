@@ -95,3 +95,30 @@ def test_a_superseded_passage_links_the_successor_section_of_its_name() -> None:
     gone = _chunk("refunds-2022.md#3", "Refunds Policy 2022", "Appeals")
     assert successor_passage(gone, today) == today[0]
     assert successor_passage(old, []) is None
+
+
+def test_an_outer_items_later_paragraph_after_a_nested_item_stays_its_own() -> None:
+    """A review: chunking writes an item's later paragraph at its text column; after a
+    nested item it belongs to the outer item, not under the nested one."""
+    text = (
+        "- Services already delivered.\n  - Including training days.\n"
+        "  Ask Finance before refunding any service.\n- Add-ons.\n-\n"
+    )
+    (items, dash) = passage_blocks(text, None)
+    assert [(i["depth"], i["parts"][0]["text"], i.get("more", False)) for i in items["items"]] == [
+        (0, "Services already delivered.", False),
+        (1, "Including training days.", False),
+        (0, "Ask Finance before refunding any service.", True),
+        (0, "Add-ons.", False),
+    ]
+    assert dash == {"parts": [{"text": "-\n", "mark": False}]}  # a bare dash is no item
+
+
+def test_a_subsection_links_under_its_parent_section_before_a_same_named_one() -> None:
+    old = _chunk("refunds-2022.md#2", "Refunds Policy 2022", "Approval", "Exceptions")
+    today = [
+        _chunk("refunds.md#0", "Refunds Policy", "Intro"),
+        _chunk("refunds.md#1", "Refunds Policy", "Approval"),
+        _chunk("refunds.md#2", "Refunds Policy", "Eligibility", "Exceptions"),
+    ]
+    assert successor_passage(old, today) == today[1]

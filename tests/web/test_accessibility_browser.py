@@ -103,6 +103,9 @@ def test_an_answer_from_a_past_version(page_as: Callable[[str | None], Any]) -> 
     page.wait_for_selector("article.passage .alert-warn")
     assert "Superseded." in page.inner_text(".alert-warn")
     check_page(page, "passage-superseded")
+    page.get_by_role("link", name="Read the passage that replaced it").click()
+    page.wait_for_selector("article.passage .badge-current")
+    assert "45 euros" in page.inner_text(".passage-text")
 
 
 def test_the_passage_an_answer_cites(page_as: Callable[[str | None], Any]) -> None:
