@@ -65,6 +65,7 @@ from generate.unit_scoring import (
 from generate.version_answers import (
     beside,
     now_beside,
+    silent_then,
     unmentioned_names,
     version_hits,
     version_quote,
@@ -300,6 +301,9 @@ class ExtractiveGenerator:
             # Its rule now is far from what today's answer quotes: the old unit answers another
             # question ("In 2022, could refunds go to a different payment method?" quoted the
             # 2022 approval limit: a user pass). Its passages, not a checked answer.
+            return InsufficientEvidence(UNCLEAR), None
+        if silent_then(today, now[0] if now is not None else None, old_scored):
+            # Its passages and today's, not a sentence of it that answers something else.
             return InsufficientEvidence(UNCLEAR), None
         unchanged = now is not None and collapse_space(now[1]) == collapse_space(old_quote)
         outcome = beside((old, SUPERSEDED_LABEL, old_quote), now, hits)

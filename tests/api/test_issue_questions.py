@@ -202,3 +202,23 @@ def test_a_past_version_quotes_the_rule_whose_bound_holds_the_amount_asked(clien
     first = body["answer"].split("\n")[0]
     assert first.startswith("Under the superseded version (effective 2022-04-01)")
     assert "Refunds above €500 need finance approval" in first
+
+
+def test_a_past_version_silent_on_the_condition_asked_is_not_quoted_as_its_answer(
+    client: Any,
+) -> None:
+    """A user pass: the 2022 refunds policy has no rule on service failures; its 14-day
+    window was quoted as a checked answer. Its passages and today's rule are shown instead;
+    asked for the window itself, the 2022 rule is still the answer."""
+    body = client(
+        "ada",
+        "Under the 2022 refunds policy, could a customer get money back after the refund "
+        "window if we had an outage?",
+    ).json()
+    assert body["tier"] == "probably_here" and body["answer"] is None, body
+    assert {c["source"] for c in body["closest"]} >= {"refunds-2022.md", "refunds.md"}
+    assert any("service failure" in (c["excerpt"] or "") for c in body["closest"]), body
+    window = client(
+        "ada", "Under the 2022 refund policy, how many days did customers have to ask for a refund?"
+    ).json()
+    assert window["tier"] == "answer" and "within 14 days" in window["answer"], window
