@@ -302,7 +302,8 @@ class ExtractiveGenerator:
             # question ("In 2022, could refunds go to a different payment method?" quoted the
             # 2022 approval limit: a user pass). Its passages, not a checked answer.
             return InsufficientEvidence(UNCLEAR), None
-        if silent_then(today, now[0] if now is not None else None, old_scored):
+        nearest = max(same_doc_scored, key=lambda s: s.score, default=None)
+        if silent_then(nearest, now[0] if now is not None else None, old_scored):
             # Its passages and today's, not a sentence of it that answers something else.
             return InsufficientEvidence(UNCLEAR), None
         unchanged = now is not None and collapse_space(now[1]) == collapse_space(old_quote)

@@ -110,24 +110,27 @@ def unmentioned_names(
     return sorted(n for n in names if holds_name(question, n) and not holds_name(version_text, n))
 
 
-# The lead today's best unit needs over the old quote's counterpart when the old version's
-# passages hold no counterpart of it. Hand-set from one user pass's four questions on the
-# sample's refund policies: the wrong answer's lead 0.09, three right answers' 0.01-0.02
-# (today's "After 30 days, …" and "within 30 days" nearly tied for "the refund window").
+# The lead today's nearest unit needs over the old quote's counterpart when the old
+# version's passages hold no counterpart of it. Hand-set from one user pass's four questions
+# on the sample's refund policies: the wrong answer's lead 0.09, three right answers'
+# 0.01-0.02 (today's "After 30 days, …" and "within 30 days" nearly tied for "the window").
 SILENT_GAP = 0.05
 
 
-def silent_then(today: Scored | None, now: Scored | None, old_units: Sequence[Scored]) -> bool:
-    """Whether the version asked about is silent on what is asked: today's best unit for
-    the question (``today``) leads the old quote's counterpart today (``now``) and says a
-    thing none of the old version's units (``old_units``) does. "Under the 2022 refunds
-    policy, could a customer get money back after the refund window if we had an outage?"
-    quoted the 2022 window, checked (a user pass); today's rule on a service failure has no
-    2022 counterpart."""
-    if today is None:
+def silent_then(nearest: Scored | None, now: Scored | None, old_units: Sequence[Scored]) -> bool:
+    """Whether the version asked about is silent on what is asked: today's unit nearest the
+    question (``nearest``: the highest score, of whatever type) leads the old quote's
+    counterpart today (``now``) and says a thing none of the old version's units
+    (``old_units``) does. "Under the 2022 refunds policy, could a customer get money back
+    after the refund window if we had an outage?" quoted the 2022 window, checked (a user
+    pass): today's rule on a service failure has no 2022 counterpart; "… could marketplace
+    add-ons be refunded?" likewise (today's list of non-refundable items). Today's *answer*
+    would be the window for both (a unit with a rule word is preferred), so it is the
+    nearest unit that tells what is asked."""
+    if nearest is None:
         return False
-    lead = today.score - (now.score if now is not None else 0.0)
-    return lead > SILENT_GAP and counterpart(today, old_units) is None
+    lead = nearest.score - (now.score if now is not None else 0.0)
+    return lead > SILENT_GAP and counterpart(nearest, old_units) is None
 
 
 # Words that say what kind of document a title names, by kind (a privacy "policy" is often
