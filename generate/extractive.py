@@ -303,8 +303,8 @@ class ExtractiveGenerator:
             # 2022 approval limit: a user pass). Its passages, not a checked answer.
             return InsufficientEvidence(UNCLEAR), None
         nearest = max(same_doc_scored, key=lambda s: s.score, default=None)
-        if silent_then(nearest, now[0] if now is not None else None, old_scored):
-            # Its passages and today's, not a sentence of it that answers something else.
+        if silent_then(nearest, old, now[0] if now is not None else None, old_scored):
+            # Its passages, not a sentence of it that answers something else.
             return InsufficientEvidence(UNCLEAR), None
         unchanged = now is not None and collapse_space(now[1]) == collapse_space(old_quote)
         outcome = beside((old, SUPERSEDED_LABEL, old_quote), now, hits)

@@ -117,20 +117,24 @@ def unmentioned_names(
 SILENT_GAP = 0.05
 
 
-def silent_then(nearest: Scored | None, now: Scored | None, old_units: Sequence[Scored]) -> bool:
+def silent_then(
+    nearest: Scored | None, old: Scored, now: Scored | None, old_units: Sequence[Scored]
+) -> bool:
     """Whether the version asked about is silent on what is asked: today's unit nearest the
-    question (``nearest``: the highest score, of whatever type) leads the old quote's
-    counterpart today (``now``) and says a thing none of the old version's units
-    (``old_units``) does. "Under the 2022 refunds policy, could a customer get money back
-    after the refund window if we had an outage?" quoted the 2022 window, checked (a user
-    pass): today's rule on a service failure has no 2022 counterpart; "… could marketplace
-    add-ons be refunded?" likewise (today's list of non-refundable items). Today's *answer*
-    would be the window for both (a unit with a rule word is preferred), so it is the
-    nearest unit that tells what is asked."""
-    if nearest is None:
+    question (``nearest``: the highest score, of whatever type) is nearer it than the old
+    quote (``old``), leads the old quote's rule today (``now``, ``now_beside``) by more than
+    ``SILENT_GAP``, and says a thing none of the old version's units (``old_units``) does.
+    "Under the 2022 refunds policy, could a customer get money back after the refund window
+    if we had an outage?" quoted the 2022 window, checked (a user pass): today's rule on a
+    service failure has no 2022 counterpart; "… could marketplace add-ons be refunded?"
+    likewise (today's list of non-refundable items). Today's *answer* would be the window for
+    both (a unit with a rule word is preferred), so it is the nearest unit that tells what
+    is asked. Without ``now`` there is no lead to read, and an old quote nearer the question
+    than anything today says is the version's own answer (a review: a new rule today beside
+    the reworded old one refused the old one's right answer)."""
+    if nearest is None or now is None or nearest.score <= old.score:
         return False
-    lead = nearest.score - (now.score if now is not None else 0.0)
-    return lead > SILENT_GAP and counterpart(nearest, old_units) is None
+    return nearest.score - now.score > SILENT_GAP and counterpart(nearest, old_units) is None
 
 
 # Words that say what kind of document a title names, by kind (a privacy "policy" is often
