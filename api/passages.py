@@ -69,6 +69,18 @@ def _find(text: str, needle: str) -> tuple[int, int]:
     return (start, len(needle)) if start >= 0 else _loose_find(text, needle)
 
 
+def _loose_find(text: str, needle: str) -> tuple[int, int]:
+    import re
+
+    words = [re.escape(w) for w in needle.split()]
+    if not words:
+        return -1, 0
+    match = re.search(r"\s+".join(words), text, flags=re.IGNORECASE)
+    if match is None:
+        return -1, 0
+    return match.start(), match.end() - match.start()
+
+
 def passage_blocks(text: str, quote: str | None) -> list[dict[str, Any]]:
     """The passage as the view shows it: prose parts with the quote highlighted, each list
     as its items (``prose_blocks``), and each Markdown table as rows of cells, the rows the
@@ -174,7 +186,7 @@ def _json(parts: Parts) -> list[dict[str, Any]]:
 
 
 def _merged(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Neighbouring parts of one kind as one (a line cut no mark)."""
+    """Neighbouring parts of one kind (marked or not) joined, as before the lines were cut."""
     out: list[dict[str, Any]] = []
     for part in parts:
         if not part["text"]:
@@ -184,15 +196,3 @@ def _merged(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
         else:
             out.append(dict(part))
     return out
-
-
-def _loose_find(text: str, needle: str) -> tuple[int, int]:
-    import re
-
-    words = [re.escape(w) for w in needle.split()]
-    if not words:
-        return -1, 0
-    match = re.search(r"\s+".join(words), text, flags=re.IGNORECASE)
-    if match is None:
-        return -1, 0
-    return match.start(), match.end() - match.start()

@@ -55,13 +55,7 @@ from generate.runner_up import with_runner_up
 from generate.status_tiers import ASKED_PENDING, status_tier, tier_groups
 from generate.table_answers import superlative_table, table_answer, which_row
 from generate.text import collapse_space, content_words
-from generate.unit_scoring import (
-    Scored,
-    Weights,
-    in_example,
-    score_unit,
-    units_of,
-)
+from generate.unit_scoring import Scored, Weights, in_example, score_unit, units_of
 from generate.version_answers import (
     beside,
     now_beside,
@@ -304,7 +298,7 @@ class ExtractiveGenerator:
             return InsufficientEvidence(UNCLEAR), None
         nearest = max(same_doc_scored, key=lambda s: s.score, default=None)
         if silent_then(nearest, old, now[0] if now is not None else None, old_scored):
-            # Its passages, not a sentence of it that answers something else.
+            # That version is silent on what is asked: its passages, not a sentence of it.
             return InsufficientEvidence(UNCLEAR), None
         unchanged = now is not None and collapse_space(now[1]) == collapse_space(old_quote)
         outcome = beside((old, SUPERSEDED_LABEL, old_quote), now, hits)

@@ -110,10 +110,11 @@ def unmentioned_names(
     return sorted(n for n in names if holds_name(question, n) and not holds_name(version_text, n))
 
 
-# The lead today's nearest unit needs over the old quote's counterpart when the old
-# version's passages hold no counterpart of it. Hand-set from one user pass's four questions
-# on the sample's refund policies: the wrong answer's lead 0.09, three right answers'
-# 0.01-0.02 (today's "After 30 days, …" and "within 30 days" nearly tied for "the window").
+# The lead today's nearest unit needs over the old quote's rule today (``now_beside``) when
+# the old version's retrieved passages hold no counterpart of it. Hand-set from one user
+# pass's four questions on the sample's refund policies: the wrong answer's lead 0.09, three
+# right answers' 0.01-0.02 (today's "After 30 days, …" and "within 30 days" nearly tied for
+# "the window").
 SILENT_GAP = 0.05
 
 
@@ -123,7 +124,8 @@ def silent_then(
     """Whether the version asked about is silent on what is asked: today's unit nearest the
     question (``nearest``: the highest score, of whatever type) is nearer it than the old
     quote (``old``), leads the old quote's rule today (``now``, ``now_beside``) by more than
-    ``SILENT_GAP``, and says a thing none of the old version's units (``old_units``) does.
+    ``SILENT_GAP``, and says a thing none of the old version's units (``old_units``: those of
+    its retrieved passages, so a section not retrieved reads as silent too) does.
     "Under the 2022 refunds policy, could a customer get money back after the refund window
     if we had an outage?" quoted the 2022 window, checked (a user pass): today's rule on a
     service failure has no 2022 counterpart; "… could marketplace add-ons be refunded?"

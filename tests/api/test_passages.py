@@ -1,5 +1,5 @@
-"""The passage view's blocks: prose with the quote highlighted, tables as cells with the
-cited row marked."""
+"""The passage view's blocks: prose with the quote highlighted, lists as their items,
+tables as cells with the cited row marked; and the passage a superseded one links to."""
 
 from api.passages import passage_blocks, successor_passage
 from docent.contracts import Chunk
