@@ -27,9 +27,11 @@ def successor_passage(chunk: Chunk, successors: Sequence[Chunk]) -> Chunk | None
     def sections(c: Chunk) -> list[str]:
         return [" ".join(h.split()).casefold() for h in c.heading_path[1:]]
 
+    mine = sections(chunk)
+
     def shared(other: Chunk) -> int:
         count = 0
-        for a, b in zip(sections(chunk), sections(other), strict=False):
+        for a, b in zip(mine, sections(other), strict=False):
             if a != b:
                 break
             count += 1
@@ -37,9 +39,10 @@ def successor_passage(chunk: Chunk, successors: Sequence[Chunk]) -> Chunk | None
 
     if not successors:
         return None
-    same = [c for c in successors if sections(c) == sections(chunk)]
-    best = same[0] if same else max(successors, key=shared)  # max keeps the first of equals
-    return best if same or shared(best) else successors[0]
+    # The same sections first, then the most shared from the top; max keeps the first of
+    # equals, in document order.
+    best = max(successors, key=lambda c: (sections(c) == mine, shared(c)))
+    return best if sections(best) == mine or shared(best) else successors[0]
 
 
 def highlight_spans(text: str, quote: str | None) -> list[tuple[str, bool]]:
