@@ -60,6 +60,7 @@ from generate.version_answers import (
     beside,
     now_beside,
     silent_then,
+    stands_out,
     unmentioned_names,
     version_hits,
     version_quote,
@@ -268,9 +269,8 @@ class ExtractiveGenerator:
         # leads with the version asked ("What did the 2019 privacy statement say about
         # cookies?" showed only today's pages: a user pass).
         considered += old_scored
-        old = self._best(old_scored, asked.expectation, gated=False)
-        if old is not None:
-            old = band_choice(old, old_scored, asked.question)
+        nearest = self._best(old_scored, asked.expectation, gated=False)
+        old = None if nearest is None else band_choice(nearest, old_scored, asked.question)
         if old is None:
             # That version is in the documents, but none of its units says this: not "that
             # version is missing" (a user pass), nor today's rule as its answer.
@@ -296,11 +296,16 @@ class ExtractiveGenerator:
             # question ("In 2022, could refunds go to a different payment method?" quoted the
             # 2022 approval limit: a user pass). Its passages, not a checked answer.
             return InsufficientEvidence(UNCLEAR), None
-        nearest = max(same_doc_scored, key=lambda s: s.score, default=None)
-        if silent_then(nearest, old, now[0] if now is not None else None, old_scored):
+        nearest_now = max(same_doc_scored, key=lambda s: s.score, default=None)
+        if silent_then(nearest_now, old, now[0] if now is not None else None, old_scored):
             # That version is silent on what is asked: its passages, not a sentence of it.
             return InsufficientEvidence(UNCLEAR), None
         unchanged = now is not None and collapse_space(now[1]) == collapse_space(old_quote)
+        picked = old is not nearest or old.unit.header is not None  # a band, a table's row
+        if not (unchanged or picked or stands_out(old, old_scored, old_quote)):
+            # Shown ungated, the quote must stand out in its passage, unless the question's
+            # quantity or names picked it (a band, a row): its passages instead.
+            return InsufficientEvidence(UNCLEAR), None
         outcome = beside((old, SUPERSEDED_LABEL, old_quote), now, hits)
         return outcome, (now[0] if now is not None and unchanged else None)
 
