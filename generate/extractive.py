@@ -9,9 +9,9 @@ scoring function, ``generate/question_types.py`` for what a question asks for (i
 question-phrase rules) and ``generate/answer_types.py`` for how a unit carries it. The best unit
 answers if it reaches ``Weights.min_score`` and the case passes the answer gate
 (``generate/answer_gate.py``: does one block and one unit stand out, as they do when the
-documents answer? — not applied to a question naming a past version); otherwise the
-outcome is ``insufficient_evidence`` — abstention by evidence, whatever words the question
-uses.
+documents answer? — for a past version, only to a rule reading the same today: see
+``_versioned``); otherwise the outcome is ``insufficient_evidence`` — abstention by
+evidence, whatever words the question uses.
 
 Around the best unit: a neighbouring unit of the same short block that shares the
 question's words joins it (a rule and its exception read together); a lead-in ending in
@@ -236,7 +236,8 @@ class ExtractiveGenerator:
         the version asked about, or that it is missing; None to answer as usual. A rule
         quoted the same today is today's rule, judged as today's answer is (a user pass:
         2019 and 2020 GitHub answers quoted an unchanged sentence that answered nothing,
-        ungated); a rule that changed is asked for by name and shown ungated."""
+        ungated); a rule that changed is asked for by name and shown ungated if its quote
+        stands out in its passage (``_past_version``)."""
         past = self._past_version(request, asked, ordered, considered)
         if past is not None:
             outcome, today = past
@@ -301,10 +302,9 @@ class ExtractiveGenerator:
             # That version is silent on what is asked: its passages, not a sentence of it.
             return InsufficientEvidence(UNCLEAR), None
         unchanged = now is not None and collapse_space(now[1]) == collapse_space(old_quote)
-        picked = old is not nearest or old.unit.header is not None  # a band, a table's row
+        # Ungated, a quote must stand out in its passage, unless a band or table row picked it.
+        picked = old is not nearest or old.unit.header is not None
         if not (unchanged or picked or stands_out(old, old_scored, old_quote)):
-            # Shown ungated, the quote must stand out in its passage, unless the question's
-            # quantity or names picked it (a band, a row): its passages instead.
             return InsufficientEvidence(UNCLEAR), None
         outcome = beside((old, SUPERSEDED_LABEL, old_quote), now, hits)
         return outcome, (now[0] if now is not None and unchanged else None)
