@@ -59,8 +59,8 @@ from generate.unit_scoring import Scored, Weights, in_example, score_unit, units
 from generate.version_answers import (
     beside,
     now_beside,
+    quotable,
     silent_then,
-    stands_out,
     unmentioned_names,
     version_hits,
     version_quote,
@@ -302,10 +302,8 @@ class ExtractiveGenerator:
             # That version is silent on what is asked: its passages, not a sentence of it.
             return InsufficientEvidence(UNCLEAR), None
         unchanged = now is not None and collapse_space(now[1]) == collapse_space(old_quote)
-        # Ungated, a quote must stand out in its passage, unless a band or table row picked it.
-        picked = old is not nearest or old.unit.header is not None
-        if not (unchanged or picked or stands_out(old, old_scored, old_quote)):
-            return InsufficientEvidence(UNCLEAR), None
+        if not (unchanged or quotable(asked.question, old, nearest, old_quote, old_scored)):
+            return InsufficientEvidence(UNCLEAR), None  # shown ungated: its passages instead
         outcome = beside((old, SUPERSEDED_LABEL, old_quote), now, hits)
         return outcome, (now[0] if now is not None and unchanged else None)
 

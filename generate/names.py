@@ -29,3 +29,10 @@ def holds_name(text: str, name: str) -> bool:
     """Does ``text`` hold ``name`` as a word, in any case but an acronym's own?"""
     flags = 0 if name.isupper() else re.IGNORECASE  # "IT", "US" are not "it", "us"
     return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text, flags) is not None
+
+
+def capitalised_words(text: str) -> set[str]:
+    """Every capitalised word of ``text``, a sentence's or a heading's first word included
+    ("Business plan" gives Business; "Plan: Starter; Price: Free" gives Plan, Starter,
+    Price, Free)."""
+    return {w for w in (m.group(0) for m in _WORD.finditer(text)) if w[0].isupper() and len(w) > 1}

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from docent.contracts import Hit, Outcome
 from docent.versions import VersionRequest, asked_version
 from generate.companions import continuation
-from generate.names import capitalised_names, holds_name
+from generate.names import capitalised_names, capitalised_words, holds_name
 from generate.outcomes import CURRENT_LABEL, answered
 from generate.question_types import Expectation
 from generate.quoting import cite, under_heading
@@ -216,3 +216,35 @@ def stands_out(old: Scored, old_units: Sequence[Scored], quote: str) -> bool:
         if s.unit.hit is old.unit.hit and s is not old and s.unit.text not in quote
     ]
     return old.score - max(rivals, default=0.0) >= PAST_QUOTE_LEAD
+
+
+def names_another_part(
+    question: str, quoted: Scored, quote: str, version_units: Sequence[Scored]
+) -> bool:
+    """Whether the question names (a capitalised word inside it) another part of the version
+    asked about — a section of its retrieved passages (their last heading) or another row
+    of the quoted table — that the quote and its headings never name: "What did the Business
+    plan add on top of Team under the old 2023 pricing?" quoted the Team plan's section; "What
+    was the monthly price of the Starter plan under the 2023 price list?" the Team and
+    Business rows (a user pass)."""
+    hit = quoted.unit.hit
+    sections = {" ".join(s.unit.hit.chunk.heading_path[-1:]) for s in version_units}
+    rows = {s.unit.text for s in version_units if s.unit.hit is hit and s.unit.header}
+    parts = {w for text in sections | rows for w in capitalised_words(text)}
+    own = " ".join([*hit.chunk.heading_path, quote])
+    return any(n in parts and not holds_name(own, n) for n in capitalised_names(question))
+
+
+def quotable(
+    question: str, old: Scored, nearest: Scored, quote: str, version_units: Sequence[Scored]
+) -> bool:
+    """Whether a changed rule's quote from the version asked about (``old``, quoted as
+    ``quote``; ``nearest``: the unit chosen before a band the question's quantity falls in
+    picked ``old``) may be shown without the answer gate: it stands out in its passage
+    (``stands_out``) unless a band or the question's names picked it (a table's row,
+    ``rows_asked``), and the question names no other part of the version
+    (``names_another_part``)."""
+    picked = old is not nearest or old.unit.header is not None
+    return (picked or stands_out(old, version_units, quote)) and not names_another_part(
+        question, old, quote, version_units
+    )
