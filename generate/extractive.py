@@ -271,11 +271,11 @@ class ExtractiveGenerator:
         # cookies?" showed only today's pages: a user pass).
         considered += old_scored
         nearest = self._best(old_scored, asked.expectation, gated=False)
-        old = None if nearest is None else band_choice(nearest, old_scored, asked.question)
-        if old is None:
+        if nearest is None:
             # That version is in the documents, but none of its units says this: not "that
             # version is missing" (a user pass), nor today's rule as its answer.
             return (InsufficientEvidence(UNCLEAR), None) if old_hits else None
+        old = band_choice(nearest, old_scored, asked.question)
         if unmentioned_names(
             asked.question, old_hits, [h for h in hits if status_tier(h) != "superseded"]
         ):
