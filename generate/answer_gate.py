@@ -29,9 +29,9 @@ wrong-and-confident answers per corpus (change set 30).
 Where it applies: the ordinary answer path (current, then pending, then superseded tiers),
 its table and overview answers included. A question that names a past version is answered
 from that version without the gate where its rule changed since (it is asked for by name;
-``docent.versions``; the gate reads such drafts low, right or wrong: its quote must stand
-out in its passage instead, ``generate.version_answers.stands_out``); a rule that reads the
-same today is judged as today's answer. With a
+``docent.versions``; the gate reads such drafts low, right or wrong: its quote is checked
+instead, ``generate.version_answers.quotable``); a rule that reads the same today is judged
+as today's answer. With a
 single block the lead is that block's relevance, and with no rival unit the margin is the
 unit's whole score. The coefficients hold for the offline reranker: a CrossEncoder reranker
 needs its own fit (``docent eval fit-answerer``) before the bar means anything.

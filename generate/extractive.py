@@ -236,8 +236,8 @@ class ExtractiveGenerator:
         the version asked about, or that it is missing; None to answer as usual. A rule
         quoted the same today is today's rule, judged as today's answer is (a user pass:
         2019 and 2020 GitHub answers quoted an unchanged sentence that answered nothing,
-        ungated); a rule that changed is asked for by name and shown ungated if its quote
-        stands out in its passage (``_past_version``)."""
+        ungated); a rule that changed is asked for by name and shown ungated where its quote
+        may be (``version_answers.quotable``)."""
         past = self._past_version(request, asked, ordered, considered)
         if past is not None:
             outcome, today = past
