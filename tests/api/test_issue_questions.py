@@ -116,6 +116,24 @@ def test_a_version_before_the_current_one_is_answered_from_it_never_from_the_cur
     assert body["answer"].startswith("Under the superseded version (effective 2022-04-01)")
 
 
+def test_a_past_version_question_naming_another_part_is_handed_back_with_that_version(
+    client: Any,
+) -> None:
+    """A user pass: "What did the Business plan add on top of Team under the old 2023
+    pricing?" was answered, checked, with the 2023 Team plan's section. Now the question is
+    handed back with the 2023 passages first, marked superseded, the Business plan's
+    "adds audit logs and priority support" in view (change set 54)."""
+    body = client(
+        "ada", "What did the Business plan add on top of Team under the old 2023 pricing?"
+    )
+    body = body.json()
+    assert body["tier"] == "probably_here" and body["answer"] is None, body
+    first = body["closest"][0]
+    assert first["source"] == "pricing-2023.md" and first["status"] == "superseded", first
+    excerpts = " ".join(c["excerpt"] or "" for c in body["closest"])
+    assert "adds audit logs and priority support" in excerpts
+
+
 def test_a_year_a_pending_version_is_in_force_in_is_answered_from_it_beside_todays_rule(
     client: Any,
 ) -> None:
