@@ -5,6 +5,7 @@ a passage lacks says it is about another thing."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 # Words of a passage, Unicode letters first ("Zürich", "Équipe", "TripDesk", "PTO").
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
@@ -20,19 +21,22 @@ def capitalised_names(text: str) -> set[str]:
     ("The Enterprise plan …" gives Enterprise; "Plan: Enterprise; Price: …" none)."""
     names: set[str] = set()
     for part in _SENTENCE_BREAK.split(text):
-        words = [m.group(0) for m in _WORD.finditer(part)]
-        names.update(w for w in words[1:] if w[0].isupper() and len(w) > 1)
+        names |= _capitalised([m.group(0) for m in _WORD.finditer(part)][1:])
     return names - _NOT_NAMES
-
-
-def holds_name(text: str, name: str) -> bool:
-    """Does ``text`` hold ``name`` as a word, in any case but an acronym's own?"""
-    flags = 0 if name.isupper() else re.IGNORECASE  # "IT", "US" are not "it", "us"
-    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text, flags) is not None
 
 
 def capitalised_words(text: str) -> set[str]:
     """Every capitalised word of ``text``, a sentence's or a heading's first word included
     ("Business plan" gives Business; "Plan: Starter; Price: Free" gives Plan, Starter,
     Price, Free)."""
-    return {w for w in (m.group(0) for m in _WORD.finditer(text)) if w[0].isupper() and len(w) > 1}
+    return _capitalised(m.group(0) for m in _WORD.finditer(text))
+
+
+def _capitalised(words: Iterable[str]) -> set[str]:
+    return {w for w in words if w[0].isupper() and len(w) > 1}
+
+
+def holds_name(text: str, name: str) -> bool:
+    """Does ``text`` hold ``name`` as a word, in any case but an acronym's own?"""
+    flags = 0 if name.isupper() else re.IGNORECASE  # "IT", "US" are not "it", "us"
+    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text, flags) is not None
