@@ -100,6 +100,16 @@ class Band:
         below = q.value < self.high or (q.value == self.high and not self.high_open)
         return q.unit == self.unit and above and below
 
+    def contains(self, other: Band) -> bool:
+        """Whether every quantity ``other`` holds, this band holds too."""
+        low = self.low < other.low or (
+            self.low == other.low and (other.low_open or not self.low_open)
+        )
+        high = self.high > other.high or (
+            self.high == other.high and (other.high_open or not self.high_open)
+        )
+        return self.unit == other.unit and low and high
+
 
 def quantities(text: str) -> list[Quantity]:
     """Every quantity with a unit (or currency) in ``text``, in order."""
@@ -169,7 +179,10 @@ def band_pick(question: str, siblings: Sequence[Scored]) -> Scored | None:
                 banded.append((n, own[0]))
         if len(banded) < 2 or not _parted([b for _, b in banded]):
             continue
-        holding = [n for n, b in banded if b.holds(q)]
+        # A quantity the question states as a bound ("refunds above €500") is a band too:
+        # the sibling whose band contains it, not the one whose edge it is ("up to €500").
+        asked = _band(q, question[: q.start], question[q.end :])
+        holding = [n for n, b in banded if (b.holds(q) if asked is None else b.contains(asked))]
         if len(holding) != 1:
             return None  # on an edge, or beyond every band: no pick
         picks.add(holding[0])

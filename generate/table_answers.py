@@ -82,12 +82,29 @@ def _matching_rows(best: Scored, rows: Sequence[Scored]) -> tuple[list[Scored], 
     """``(named, ties)``: ties = the rows matching the question exactly as well as the best
     row does, on words of their own cells (not the header's) and in all; named = up to two
     of them in table order when those words are any (the question picked them), else none
-    (when several tie, the question did not pick a row)."""
+    (when several tie, the question did not pick a row); but when none of the best row's
+    words is its own alone, the rows whose label (first cell) the question names."""
     header_words = content_words(best.unit.header or "")
     specific = best.own - header_words
     ties = [s for s in rows if s.own - header_words == specific and s.own == best.own]
     named = sorted(ties[:2], key=lambda s: s.unit.index) if specific else []
+    others = [s.own for s in rows if s is not best]
+    if not any(all(w not in own for own in others) for w in specific):
+        # The best row matched only on words other rows share ("monthly price" against
+        # "€49/month" and "€179/month") while the question names a row by its label ("the
+        # Starter plan"): that row is the one asked about.
+        labelled = _label_named(rows, header_words)
+        named = sorted(labelled[:2], key=lambda s: s.unit.index) if labelled else named
     return named, ties
+
+
+def _label_named(rows: Sequence[Scored], header_words: set[str]) -> list[Scored]:
+    """The rows whose first cell (the row's label) holds the most question words that are
+    not the header's, best score first; none when no label holds one."""
+    counts = [len((s.own & content_words(cells(s.unit.text)[0])) - header_words) for s in rows]
+    most = max(counts, default=0)
+    named = [s for s, n in zip(rows, counts, strict=True) if most and n == most]
+    return sorted(named, key=lambda s: -s.score)
 
 
 def superlative_table(

@@ -122,6 +122,26 @@ def test_bands_of_another_unit_or_a_shared_edge_choose_nothing() -> None:
     assert band_pick("How much annual leave do I earn?", items) is None
 
 
+def test_a_bound_the_question_states_picks_the_band_that_contains_it() -> None:
+    """A user pass: "Under the 2022 refunds policy, which finance role had to approve refunds
+    above €500?" was answered with "A support team lead may approve refunds up to €500", the
+    band whose edge €500 is, not the one the question's "above €500" is."""
+    limits = [
+        scored("A support team lead may approve refunds up to €500."),
+        scored("Refunds above €500 need finance approval before they are paid."),
+    ]
+    assert band_pick("Who approves refunds above €500?", limits) is limits[1]
+    assert band_pick("Who approves refunds of more than €800?", limits) is limits[1]
+    assert band_pick("Who approves refunds up to €500?", limits) is limits[0]
+    assert band_pick("Who approves refunds of up to €300?", limits) is limits[0]
+    assert band_pick("Who approves a refund of €500?", limits) is limits[0]  # a figure, as before
+    # A bound straddling both bands is in neither.
+    assert band_pick("Who approves refunds up to €800?", limits) is None
+    items = [scored(t) for t in LEAVE[1:]]
+    assert band_pick("How much leave with more than 15 years in government?", items) is items[2]
+    assert band_pick("How much leave with under 3 years in government?", items) is items[0]
+
+
 THRESHOLDS = (
     "| Purchase value | Quotes needed |\n|---|---|\n"
     "| under €5,000 | one written quote |\n"

@@ -100,3 +100,37 @@ def test_a_comparison_ranks_only_the_rows_the_question_names() -> None:
     assert "Amsterdam" not in outcome.answer and "Porto |" not in outcome.answer  # €78 is not asked
     overall = ask("Which city pays the biggest daily per diem?", [table_hit()])
     assert isinstance(overall, Answered) and "| Amsterdam |" in overall.answer
+
+
+PLANS = (
+    "| Plan | Price | Seats included |\n"
+    "|---|---|---|\n"
+    "| Starter | Free | 1 seat |\n"
+    "| Team | €49/month | 5 seats |\n"
+    "| Business | €179/month | 20 seats |"
+)
+
+
+def test_a_row_named_by_its_label_is_quoted_over_rows_matching_other_cells() -> None:
+    """A user pass: "What was the monthly price of the Starter plan …?" quoted the Team and
+    Business rows, whose prices say "/month", and not the Starter row the question names."""
+    plans = make_hit(
+        "pricing.md#1",
+        PLANS,
+        kind="table",
+        score=0.7,
+        heading_path=("Pricing", "Plans at a glance"),
+        sentences=(
+            "Plan: Starter; Price: Free; Seats included: 1 seat",
+            "Plan: Team; Price: €49/month; Seats included: 5 seats",
+            "Plan: Business; Price: €179/month; Seats included: 20 seats",
+        ),
+        unit_scores=(0.45, 0.6, 0.6),
+    )
+    outcome = ask("What is the monthly price of the Starter plan?", [plans])
+    assert isinstance(outcome, Answered)
+    assert "| Starter | Free | 1 seat |" in outcome.answer
+    assert "Team" not in outcome.answer and "Business" not in outcome.answer
+    # A question naming no row by its label still gets the rows its words match.
+    by_price = ask("Which plans are priced per month?", [plans])
+    assert not isinstance(by_price, Answered) or "Starter" not in by_price.answer
