@@ -94,7 +94,9 @@ FAILED_CHECKS = "What was drafted did not hold up against the documents, so it i
 TIER_LINES = {
     "answer": "Answer (checked against the documents{confidence}):",
     "probably_here": "Not a checked answer. The answer is probably in these passages:",
-    "not_covered": "The documents you can read don't cover this.",
+    # "Seem": nothing matched closely, which a paraphrase can do too (a user pass read "don't
+    # cover this" right above the passage that answered).
+    "not_covered": "The documents you can read don't seem to cover this.",
 }
 
 
@@ -119,7 +121,8 @@ def human(result: AskResult) -> str:
                 for quoted in c.quote.splitlines():
                     lines.append(f"      {quoted}")
         case InsufficientEvidence(missing=missing):
-            lines.append(f"  {NONANSWER_TITLES.get(result.reason or '', FAILED_CHECKS)}")
+            if (tier, result.reason) != ("not_covered", "below_threshold"):  # said above
+                lines.append(f"  {NONANSWER_TITLES.get(result.reason or '', FAILED_CHECKS)}")
             lines.append(f"  {missing}")
         case Ambiguous(readings=readings, clarifying_question=question):
             lines.append("  The question can be read more than one way:")

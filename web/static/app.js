@@ -173,7 +173,7 @@ function renderAnswer(data, question, { focus = true } = {}) {
     const [reasonTitle, detail] = messages[data.outcome] || ["No answer from the documents.", "The answer could not be checked against the documents."];
     // The tier in words first (the CLI's wording: generate/views.py TIER_LINES).
     const probably = data.tier === "probably_here";
-    const title = probably ? "Not a checked answer: the answer is probably in these passages." : data.tier === "not_covered" && data.reason_code !== "version_not_found" ? "The documents you can read don't cover this." : reasonTitle;
+    const title = probably ? "Not a checked answer: the answer is probably in these passages." : data.tier === "not_covered" && data.reason_code !== "version_not_found" ? "The documents you can read don't seem to cover this." : reasonTitle;
     const card = el("article", { class: `card nonanswer tier-${data.tier || "unknown"}` },
       el("p", { class: "eyebrow", text: probably ? "Probably here" : "Not covered" }),
       el("h2", { class: "nonanswer-title", text: title }),
