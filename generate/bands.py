@@ -95,13 +95,9 @@ class Band:
     low_open: bool = False
     high_open: bool = False
 
-    def holds(self, q: Quantity) -> bool:
-        above = q.value > self.low or (q.value == self.low and not self.low_open)
-        below = q.value < self.high or (q.value == self.high and not self.high_open)
-        return q.unit == self.unit and above and below
-
     def contains(self, other: Band) -> bool:
-        """Whether every quantity ``other`` holds, this band holds too."""
+        """Whether every quantity ``other`` holds, this band holds too (a single figure is
+        the band from it to itself)."""
         low = self.low < other.low or (
             self.low == other.low and (other.low_open or not self.low_open)
         )
@@ -179,10 +175,10 @@ def band_pick(question: str, siblings: Sequence[Scored]) -> Scored | None:
                 banded.append((n, own[0]))
         if len(banded) < 2 or not _parted([b for _, b in banded]):
             continue
-        # A quantity the question states as a bound ("refunds above €500") is a band too:
-        # the sibling whose band contains it, not the one whose edge it is ("up to €500").
-        asked = _band(q, question[: q.start], question[q.end :])
-        holding = [n for n, b in banded if (b.holds(q) if asked is None else b.contains(asked))]
+        # A quantity the question states as a bound ("refunds above €500") is a band: the
+        # sibling whose band contains it, not the one whose edge it is ("up to €500").
+        asked = _band(q, question[: q.start], question[q.end :]) or Band(q.value, q.value, q.unit)
+        holding = [n for n, b in banded if b.contains(asked)]
         if len(holding) != 1:
             return None  # on an edge, or beyond every band: no pick
         picks.add(holding[0])
